@@ -1,0 +1,39 @@
+# Two commands set everything up on a fresh machine: `make app` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# A CPU build of torch is enough without a GPU; pin it so pip does not pull a multi-GB CUDA build.
+TORCH_SPEC ?= torch==2.13.0
+PORT ?= 8501
+
+.PHONY: app test lint gpu-test bench clean chromium
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q "$(TORCH_SPEC)"
+	$(BIN)/pip install -q -e ".[app,test]"
+	touch $@
+
+app: $(VENV)/.installed
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+# The browser tests drive Debian's chromium; install it when missing (root, as on CI).
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+
+test: $(VENV)/.installed chromium
+	$(BIN)/ruff check hfuse tests pages app.py
+	$(BIN)/python -m pytest -q -n 2 --timeout 600
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check hfuse tests pages app.py
+	$(BIN)/ruff format --check hfuse tests pages app.py
+
+gpu-test:
+	python3 -m pytest -q -m gpu tests/gpu
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

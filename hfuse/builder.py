@@ -1,0 +1,94 @@
+"""Builds a Fusion one expr at a time, inferring every output's shape and dtype."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hfuse.dtypes import DataType
+from hfuse.errors import DefinitionError
+from hfuse.ir import Expr, Fusion, Kind, Op, Output, Value, contiguous_strides, freeze_attrs
+
+
+@dataclass(frozen=True, slots=True)
+class OutSpec:
+    """What shape inference says one output of an expr is."""
+
+    kind: Kind
+    dtype: DataType
+    shape: tuple[int, ...] = ()
+    const: bool | int | float | complex | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Inferred:
+    """Normalized attributes of an expr and the specs of its outputs."""
+
+    attrs: dict[str, Any]
+    outputs: list[OutSpec] = field(default_factory=list)
+
+
+class FusionBuilder:
+    def __init__(self) -> None:
+        self._values: dict[str, Value] = {}
+        self._inputs: list[str] = []
+        self._exprs: list[Expr] = []
+        self._outputs: list[Output] = []
+        self._tensor_count = 0
+        self._scalar_count = 0
+
+    def _name(self, kind: Kind) -> str:
+        if kind is Kind.TENSOR:
+            self._tensor_count += 1
+            return f"T{self._tensor_count - 1}"
+        self._scalar_count += 1
+        return f"S{self._scalar_count - 1}"
+
+    def _new(self, kind: Kind, dtype: DataType, shape=(), strides=None, const=None) -> Value:
+        shape = tuple(int(s) for s in shape)
+        if strides is None:
+            strides = contiguous_strides(shape) if kind is Kind.TENSOR else ()
+        value = Value(self._name(kind), kind, dtype, shape, tuple(int(s) for s in strides), const)
+        self._values[value.name] = value
+        return value
+
+    def define_tensor(self, shape: Sequence[int], dtype: DataType, strides: Sequence[int] | None = None) -> Value:
+        value = self._new(Kind.TENSOR, dtype, shape, strides)
+        self._inputs.append(value.name)
+        return value
+
+    def define_scalar(self, dtype: DataType, const: Any = None) -> Value:
+        """A constant when `const` is given, else a symbolic scalar input."""
+        value = self._new(Kind.SCALAR, dtype, const=const)
+        if const is None:
+            self._inputs.append(value.name)
+        return value
+
+    def add(self, op: Op, inputs: Sequence[Value], attrs: Mapping[str, Any] | None = None,
+            loc: tuple[int, int] | None = None) -> tuple[Value, ...]:
+        from hfuse.infer import infer
+
+        try:
+            inferred = infer(op, list(inputs), dict(attrs or {}))
+        except DefinitionError as err:
+            if err.loc is None and loc is not None:
+                raise DefinitionError(str(err), loc=loc) from None
+            raise
+        outs = tuple(self._new(s.kind, s.dtype, s.shape, const=s.const) for s in inferred.outputs)
+        self._exprs.append(
+            Expr(op, tuple(v.name for v in inputs), tuple(v.name for v in outs), freeze_attrs(inferred.attrs), loc)
+        )
+        return outs
+
+    def add_output(self, value: Value, alias_input: Value | None = None,
+                   stride_order: Sequence[int] | None = None) -> None:
+        order = tuple(stride_order) if stride_order else None
+        self._outputs.append(Output(value.name, alias_input.name if alias_input else None, order))
+
+    def build(self) -> Fusion:
+        from hfuse.verify import verify
+
+        fusion = Fusion(tuple(self._values.values()), tuple(self._inputs), tuple(self._exprs), tuple(self._outputs))
+        verify(fusion)
+        return fusion

@@ -1,0 +1,40 @@
+"""The profile of one fusion run, shaped like nvFuser's FusionProfile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class KernelProfile:
+    name: str
+    segment_id: int
+    scheduler: str
+    grid: tuple[int, ...]
+    num_warps: int
+    time_ms: float | None  # None where not measured (no GPU, or no kernel)
+    compile_time_ms: float
+    input_bytes: int
+    output_bytes: int
+    effective_bandwidth_gbs: float | None
+    percentage_peak_bandwidth: float | None
+    launches_kernel: bool = True  # False for alias and torch segments
+
+
+@dataclass(frozen=True, slots=True)
+class FusionProfile:
+    backend: str
+    device: str
+    segments: int  # kernels launched
+    kernel_profiles: tuple[KernelProfile, ...]
+    kernel_time_ms: float | None
+    host_time_ms: float
+    compile_time_ms: float
+    input_bytes: int  # fusion inputs, elements actually read, once
+    output_bytes: int  # fusion outputs written by kernels
+    effective_bandwidth_gbs: float | None
+    percentage_peak_bandwidth: float | None
+    peak_bandwidth_gbs: float | None
+    times_meaningful: bool  # False in Triton's interpreter on CPU
+    validated: bool
+    max_abs_error: float | None

@@ -1,0 +1,44 @@
+"""Every HFUSE_* environment setting, declared once. Read at call time, so tests can change them."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    env: str
+    default: str
+    help: str
+
+    def raw(self) -> str:
+        return os.environ.get(self.env, self.default)
+
+    def as_int(self) -> int:
+        from hfuse.errors import HfuseError
+
+        text = self.raw()
+        try:
+            return int(text)
+        except ValueError:
+            raise HfuseError(f"{self.env}={text!r} is not a whole number ({self.help})") from None
+
+    def as_bool(self) -> bool:
+        return self.raw().strip().lower() in ("1", "true", "yes", "on")
+
+    def as_path(self) -> Path:
+        return Path(self.raw()).expanduser()
+
+
+CACHE_DIR = Setting("HFUSE_CACHE_DIR", str(Path.home() / ".cache" / "hfuse"), "folder for generated kernels")
+MAX_SCRIPT_CHARS = Setting("HFUSE_MAX_SCRIPT_CHARS", "200000", "longest script the loader reads, in characters")
+MAX_OPS = Setting("HFUSE_MAX_OPS", "2000", "most ops (fd calls) one definition may record")
+MAX_RANK = Setting("HFUSE_MAX_RANK", "8", "highest tensor rank")
+MAX_INPUT_BYTES = Setting("HFUSE_MAX_INPUT_BYTES", str(4 << 30), "total bytes of a script's inputs")
+MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
+POISON_OUTPUTS = Setting("HFUSE_POISON_OUTPUTS", "0", "fill outputs with NaN (or a sentinel) before launches")
+LINK_DB = Setting("HFUSE_LINK_DB", str(Path.home() / ".cache" / "hfuse" / "links.sqlite3"), "short-link store")
+
+ALL = (CACHE_DIR, MAX_SCRIPT_CHARS, MAX_OPS, MAX_RANK, MAX_INPUT_BYTES, MAX_NESTING, POISON_OUTPUTS, LINK_DB)
