@@ -10,17 +10,34 @@ from hfuse.errors import (
     UnsupportedError,
     ValidationError,
 )
+from hfuse.frontend import FusionDefinition
 from hfuse.ir import Fusion, Op
+from hfuse.loader import Script, load
+
+
+def __getattr__(name: str):
+    # The compiler imports Triton: load it when first asked for, not on `import hfuse`.
+    if name in ("compile", "Compiled"):
+        from hfuse import pipeline
+
+        return pipeline.compile_fusion if name == "compile" else pipeline.Compiled
+    raise AttributeError(f"module 'hfuse' has no attribute {name!r}")
+
 
 __all__ = [
+    "Compiled",
     "DataType",
     "DefinitionError",
     "Fusion",
+    "FusionDefinition",
     "HfuseError",
     "KernelError",
     "LimitError",
     "Op",
     "ParseError",
+    "Script",
     "UnsupportedError",
     "ValidationError",
+    "load",
+    "compile",
 ]

@@ -10,16 +10,22 @@ class HfuseError(Exception):
 class DefinitionError(HfuseError):
     """A fusion definition is ill-formed: wrong operand types, shapes that do not fit, bad attributes."""
 
-    def __init__(self, message: str, *, expr: str | None = None, loc: tuple[int, int] | None = None):
+    def __init__(self, message: str, *, expr: str | None = None, loc: tuple[int, int] | None = None,
+                 source_line: str = ""):
+        self.reason = message
         self.expr = expr
         self.loc = loc
+        self.source_line = source_line
         where = []
         if loc is not None:
             where.append(f"line {loc[0]}, column {loc[1]}")
         if expr is not None:
             where.append(f"in {expr}")
         prefix = f"{', '.join(where)}: " if where else ""
-        super().__init__(prefix + message)
+        text = prefix + message
+        if source_line and loc is not None:
+            text += f"\n    {source_line}\n    {' ' * max(loc[1] - 1, 0)}^"
+        super().__init__(text)
 
 
 class ParseError(HfuseError):
@@ -51,3 +57,7 @@ class ValidationError(HfuseError):
 
 class KernelError(HfuseError):
     """A generated kernel failed to compile or launch."""
+
+
+class LinkError(HfuseError):
+    """A shared link is damaged, unknown, or made by a newer format."""

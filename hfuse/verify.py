@@ -23,7 +23,10 @@ def verify(fusion: Fusion) -> None:
         if name not in values:
             raise DefinitionError(f"input {name} is not a value of the fusion")
         defined.add(name)
-    defined.update(v.name for v in fusion.values if v.is_scalar and v.const is not None)
+    produced = {name for expr in fusion.exprs for name in expr.outputs}
+    defined.update(
+        v.name for v in fusion.values if v.is_scalar and v.const is not None and v.name not in produced
+    )
     for index, expr in enumerate(fusion.exprs):
         for name in expr.inputs:
             if name not in defined:

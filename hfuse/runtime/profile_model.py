@@ -38,3 +38,4 @@ class FusionProfile:
     times_meaningful: bool  # False in Triton's interpreter on CPU
     validated: bool
     max_abs_error: float | None
+    cache_hit: bool = False  # the call found its compiled kernels cached: compile_time_ms is 0

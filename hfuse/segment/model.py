@@ -24,6 +24,56 @@ class SchedulerKind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class AliasInfo:
+    """A fusion output that needs no kernel: a strided view of a fusion input.
+
+    The output is `input.as_strided(shape, strides, storage_offset=offset)` (element units,
+    offset relative to the input's own storage offset)."""
+
+    output: str
+    input: str
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IterSpace:
+    """What one program instance of a kernel iterates over.
+
+    Pointwise groups: `shape` is the shape of every tensor the group writes, `reduced_dims` is empty.
+    Reduction and normalization groups: `shape` is the shape of the reduced tensors and
+    `reduced_dims` the dims every reduction of the group reduces; the kernel computes one
+    "row" (one index of `outer_shape`) at a time and writes values of shape `shape` or of the
+    row shape (`outer_shape`, or `shape` with the reduced dims kept as 1)."""
+
+    shape: tuple[int, ...]
+    reduced_dims: tuple[int, ...] = ()
+
+    @property
+    def outer_shape(self) -> tuple[int, ...]:
+        return tuple(e for i, e in enumerate(self.shape) if i not in self.reduced_dims)
+
+    @property
+    def reduced_shape(self) -> tuple[int, ...]:
+        return tuple(self.shape[i] for i in self.reduced_dims)
+
+    @property
+    def keepdim_shape(self) -> tuple[int, ...]:
+        return tuple(1 if i in self.reduced_dims else e for i, e in enumerate(self.shape))
+
+    def holds_row(self, shape: tuple[int, ...]) -> bool:
+        """Whether a tensor of this shape has one element per row."""
+        return bool(self.reduced_dims) and shape in (self.outer_shape, self.keepdim_shape)
+
+    def __str__(self) -> str:
+        if not self.reduced_dims:
+            return f"pointwise over {list(self.shape)}"
+        dims = ", ".join(str(d) for d in self.reduced_dims)
+        return f"rows {list(self.outer_shape)} reducing dim {dims} of {list(self.shape)}"
+
+
+@dataclass(frozen=True, slots=True)
 class Group:
     """One segment. A HORIZONTAL group holds its sub-groups in `branches` (and their exprs in order)."""
 
@@ -34,6 +84,7 @@ class Group:
     outputs: tuple[str, ...]  # values written to global memory
     branches: tuple[Group, ...] = ()
     note: str = ""  # why this kind was chosen, in plain words
+    space: IterSpace | None = None  # None for alias, torch and horizontal groups (see the branches)
 
     @property
     def name(self) -> str:
@@ -52,6 +103,8 @@ class Boundary:
 
 @dataclass(frozen=True, slots=True)
 class RefusedMerge:
+    """Two groups that stayed apart, and the constraint that kept them apart."""
+
     first: int
     second: int
     reason: str
@@ -63,6 +116,7 @@ class Segmentation:
     groups: tuple[Group, ...]  # in a valid execution order
     boundaries: tuple[Boundary, ...]
     refused: tuple[RefusedMerge, ...] = ()
+    aliases: tuple[AliasInfo, ...] = ()  # outputs served as views of inputs (the ALIAS group's outputs)
 
     @property
     def kernel_count(self) -> int:

@@ -1,0 +1,28 @@
+"""hfuse, the fusion IDE: routes to the pages and keeps the link in the address bar up to date."""
+
+import streamlit as st
+
+from ui import share_box, state
+
+st.set_page_config(page_title="hfuse", page_icon=":material/account_tree:", layout="wide")
+state.init_session()
+state.absorb_editor_event()
+
+page = st.navigation(
+    [
+        st.Page("pages/editor.py", title="Editor", icon=":material/edit:", default=True),
+        st.Page("pages/ir.py", title="IR", icon=":material/account_tree:", url_path="ir"),
+        st.Page(
+            "pages/segments.py", title="Segmentation", icon=":material/view_module:", url_path="segments"
+        ),
+        st.Page("pages/code.py", title="Code", icon=":material/code:", url_path="code"),
+        st.Page("pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run"),
+    ]
+)
+message = state.link_message()
+if message is not None:
+    level, text = message
+    (st.error if level == "error" else st.warning)(text)
+page.run()
+share_box.render()
+state.sync_url()

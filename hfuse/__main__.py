@@ -1,0 +1,3 @@
+from hfuse.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,302 @@
+"""The `hfuse` command line: print a definition's IR, run it and read its kernel list, list the gallery.
+
+Every HfuseError ends the command with its message on stderr and exit code 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hfuse.errors import HfuseError
+from hfuse.ir import Fusion
+from hfuse.runtime.profile_model import FusionProfile, KernelProfile
+from hfuse.tolerance import Comparison, compare_outputs
+
+BACKENDS = ("hfuse", "naive", "eager", "inductor")
+EXIT_USER_ERROR = 2
+INTERPRETER_BANNER = "times are not meaningful in Triton's interpreter (no GPU): kernels ran for correctness"
+KERNEL_COLUMNS = (
+    *("#", "kernel", "scheduler", "grid", "warps"),
+    *("time us", "input MB", "output MB", "GB/s", "% peak"),
+)
+
+
+def read_script(path: str) -> str:
+    """The text of a script file; `-` reads standard input."""
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        reason = err.strerror or str(err)
+        raise HfuseError(f"cannot read {path}: {reason}; give the path of a definition script") from None
+    except UnicodeDecodeError:
+        raise HfuseError(f"{path} is not UTF-8 text; give the path of a definition script") from None
+
+
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+# ---------------------------------------------------------------------------------------------- tables
+
+
+def _cell(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _mb(nbytes: int) -> float:
+    return nbytes / 1e6
+
+
+def kernel_row(index: int, kernel: KernelProfile) -> dict[str, Any]:
+    """One kernel of a profile as plain values (the JSON form, and the source of a table row)."""
+    return {
+        "index": index,
+        "name": kernel.name,
+        "segment_id": kernel.segment_id,
+        "scheduler": kernel.scheduler,
+        "launches_kernel": kernel.launches_kernel,
+        "grid": list(kernel.grid),
+        "num_warps": kernel.num_warps,
+        "time_us": None if kernel.time_ms is None else kernel.time_ms * 1e3,
+        "compile_time_ms": kernel.compile_time_ms,
+        "input_bytes": kernel.input_bytes,
+        "output_bytes": kernel.output_bytes,
+        "effective_bandwidth_gbs": kernel.effective_bandwidth_gbs,
+        "percentage_peak_bandwidth": kernel.percentage_peak_bandwidth,
+    }
+
+
+def _align(rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        pairs = enumerate(zip(row, widths, strict=True))
+        cells = [cell.ljust(w) if i in (1, 2) else cell.rjust(w) for i, (cell, w) in pairs]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def format_kernel_table(profile: FusionProfile) -> str:
+    rows = [list(KERNEL_COLUMNS)]
+    for index, kernel in enumerate(profile.kernel_profiles):
+        row = kernel_row(index, kernel)
+        grid = "x".join(str(g) for g in kernel.grid) if kernel.launches_kernel else "-"
+        warps = str(kernel.num_warps) if kernel.launches_kernel else "-"
+        rows.append(
+            [
+                str(index),
+                kernel.name,
+                kernel.scheduler,
+                grid,
+                warps,
+                _cell(row["time_us"], 1),
+                _cell(_mb(kernel.input_bytes), 3),
+                _cell(_mb(kernel.output_bytes), 3),
+                _cell(kernel.effective_bandwidth_gbs, 0),
+                _cell(kernel.percentage_peak_bandwidth, 1),
+            ]
+        )
+    time_us = None if profile.kernel_time_ms is None else profile.kernel_time_ms * 1e3
+    rows.append(
+        [
+            "",
+            f"total: {profile.segments} kernel launch{'es' if profile.segments != 1 else ''}",
+            "",
+            "",
+            "",
+            _cell(time_us, 1),
+            _cell(_mb(profile.input_bytes), 3),
+            _cell(_mb(profile.output_bytes), 3),
+            _cell(profile.effective_bandwidth_gbs, 0),
+            _cell(profile.percentage_peak_bandwidth, 1),
+        ]
+    )
+    lines = [f"backend {profile.backend} on {profile.device}", _align(rows)]
+    lines.append(
+        f"host time {profile.host_time_ms:.2f} ms, compile time {profile.compile_time_ms:.2f} ms"
+        + (f", peak {profile.peak_bandwidth_gbs:.0f} GB/s" if profile.peak_bandwidth_gbs else "")
+    )
+    if not profile.times_meaningful:
+        lines.append(INTERPRETER_BANNER)
+    return "\n".join(lines)
+
+
+def format_eager_table(device: str) -> str:
+    return (
+        f"backend eager on {device}: the reference ran the fusion op by op with torch; "
+        "no kernels were generated, so there is no kernel list"
+    )
+
+
+def output_row(index: int, tensor: Any) -> dict[str, Any]:
+    if not hasattr(tensor, "shape"):
+        return {"index": index, "shape": [], "dtype": type(tensor).__name__, "strides": []}
+    return {
+        "index": index,
+        "shape": list(tensor.shape),
+        "dtype": str(tensor.dtype).removeprefix("torch."),
+        "strides": list(tensor.stride()),
+    }
+
+
+def format_outputs(outputs: Sequence[Any]) -> str:
+    rows = [["output", "shape", "dtype", "strides"]]
+    for index, tensor in enumerate(outputs):
+        row = output_row(index, tensor)
+        rows.append([str(index), str(row["shape"]), row["dtype"], str(row["strides"])])
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+
+
+# ---------------------------------------------------------------------------------------------- commands
+
+
+def cmd_ir(args: argparse.Namespace) -> int:
+    text = read_script(args.file)
+    from hfuse.loader import load
+
+    script = load(text, device="meta")  # the IR needs shapes, not data: nothing is allocated
+    print(script.fusion)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import torch
+
+    text = read_script(args.file)
+    from hfuse.loader import load
+
+    device = args.device or default_device()
+    if device == "cuda" and not torch.cuda.is_available():
+        raise HfuseError(
+            "--device cuda: no CUDA GPU is visible; use --device cpu to run in Triton's interpreter"
+        )
+    script = load(text, device=device)
+    outputs = list(
+        script.fd.execute(script.inputs, backend=args.backend, alias_outputs=not args.no_alias, profile=True)
+    )
+    profile = script.fd.profile() if args.backend != "eager" else None
+    comparison = _compare_with_reference(script.fusion, script.inputs, outputs)
+    if args.save:
+        torch.save(
+            {
+                "inputs": [t.detach().cpu() if isinstance(t, torch.Tensor) else t for t in script.inputs],
+                "outputs": [t.detach().cpu() for t in outputs],
+            },
+            args.save,
+        )
+    if args.json:
+        print(json.dumps(_run_report(args.backend, device, profile, comparison, outputs)))
+    else:
+        print(format_kernel_table(profile) if profile else format_eager_table(device))
+        print()
+        print(format_outputs(outputs))
+        print(_validation_line(comparison))
+        if args.save:
+            print(f"saved inputs and outputs to {args.save}")
+    return 0 if comparison.ok else 1
+
+
+def _compare_with_reference(fusion: Fusion, inputs: Sequence[Any], outputs: Sequence[Any]) -> Comparison:
+    from hfuse.reference import evaluate
+    from hfuse.runtime.validate import reduction_size
+
+    returned = [i for i, out in enumerate(fusion.outputs) if out.alias_input is None]  # as execute returns
+    expected = evaluate(fusion, list(inputs))
+    sizes = [reduction_size(fusion, fusion.outputs[i].name) for i in returned]
+    return compare_outputs(outputs, [expected[i] for i in returned], sizes)
+
+
+def _validation_line(comparison: Comparison) -> str:
+    if not comparison.ok:
+        return f"validation: DOES NOT match the torch reference: {comparison.message}"
+    return f"validation: matches the torch reference (max abs error {comparison.max_abs_error:.3g})"
+
+
+def _run_report(
+    backend: str, device: str, profile: FusionProfile | None, comparison: Comparison, outputs: Sequence[Any]
+) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "backend": backend,
+        "device": device,
+        "validated": bool(comparison.ok),
+        "max_abs_error": comparison.max_abs_error,
+        "outputs": [output_row(i, t) for i, t in enumerate(outputs)],
+        "kernels": [],
+    }
+    if profile is not None:
+        report |= {
+            "kernels": [kernel_row(i, k) for i, k in enumerate(profile.kernel_profiles)],
+            "segments": profile.segments,
+            "kernel_time_ms": profile.kernel_time_ms,
+            "host_time_ms": profile.host_time_ms,
+            "compile_time_ms": profile.compile_time_ms,
+            "input_bytes": profile.input_bytes,
+            "output_bytes": profile.output_bytes,
+            "effective_bandwidth_gbs": profile.effective_bandwidth_gbs,
+            "percentage_peak_bandwidth": profile.percentage_peak_bandwidth,
+            "times_meaningful": profile.times_meaningful,
+        }
+    return report
+
+
+def cmd_examples(args: argparse.Namespace) -> int:
+    from hfuse.examples import list_examples
+
+    examples = list_examples(args.subset)
+    width = max(len(e.name) for e in examples)
+    for example in examples:
+        print(f"{example.name.ljust(width)}  {example.title}: {example.description}")
+    print(f"\n{len(examples)} {args.subset} examples in {examples[0].path.parent}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from hfuse.bench import main as bench_main
+
+    return bench_main(args.bench_args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hfuse", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ir = commands.add_parser("ir", help="print the normalized fusion definition of a script")
+    ir.add_argument("file", help="a fusion definition script (- for standard input)")
+    ir.set_defaults(handler=cmd_ir)
+
+    run = commands.add_parser("run", help="run a script's fusion, validate it and print its kernel list")
+    run.add_argument("file", help="a fusion definition script (- for standard input)")
+    run.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda if a GPU is visible, else cpu")
+    run.add_argument("--backend", choices=BACKENDS, default="hfuse")
+    run.add_argument("--no-alias", action="store_true", help="copy outputs that could stay views of inputs")
+    run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    run.add_argument("--save", metavar="PATH", help="write inputs and outputs to a torch file")
+    run.set_defaults(handler=cmd_run)
+
+    examples = commands.add_parser("examples", help="list the example gallery")
+    examples.add_argument("--subset", choices=["small", "nanogpt", "large"], default="small")
+    examples.set_defaults(handler=cmd_examples)
+
+    bench = commands.add_parser("bench", help="time the nanoGPT and large examples on a GPU", add_help=False)
+    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    bench.set_defaults(handler=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except HfuseError as err:
+        print(f"hfuse {args.command}: {err}", file=sys.stderr)
+        return EXIT_USER_ERROR

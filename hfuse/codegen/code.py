@@ -1,0 +1,114 @@
+"""A kernel body under construction: named lines placed in scopes, with repeated expressions shared.
+
+Every line is `name = expression`. The body knows which iteration axes each name depends on (its
+`deps`), so a line goes to the outermost scope where all of its inputs exist: values that do not
+depend on a loop's column axis are hoisted out of the loop (a row statistic used inside the last
+pass of a looped normalization is computed once, before that loop). A loop's lines are spliced
+into the top scope when the loop closes, so a loop opened while another is being written lands
+before it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLAIN = re.compile(r"-?[A-Za-z0-9_.]+")
+
+
+@dataclass(slots=True)
+class Scope:
+    """The top of a program, or one loop over column blocks (identified by its axis tag)."""
+
+    axis: str | None
+    indent: str
+    lines: list[str] = field(default_factory=list)
+    known: dict[str, str] = field(default_factory=dict)  # expression text -> the name holding it
+    memo: dict[Any, Any] = field(default_factory=dict)  # lowered values, owned by lower.py
+    comments: set[str] = field(default_factory=set)
+
+
+class Body:
+    def __init__(self, indent: str = "    ") -> None:
+        self.top = Scope(None, indent)
+        self._loops: dict[str, Scope] = {}
+        self.deps: dict[str, frozenset[str]] = {}
+        self._taken: set[str] = set()
+
+    # names
+    def fresh(self, hint: str) -> str:
+        name, n = hint, 0
+        while name in self._taken:
+            n += 1
+            name = f"{hint}_{n}"
+        self._taken.add(name)
+        return name
+
+    def reserve(self, *names: str) -> None:
+        self._taken.update(names)
+
+    def deps_of(self, text: str) -> frozenset[str]:
+        found: set[str] = set()
+        for word in _IDENTIFIER.findall(text):
+            found |= self.deps.get(word, frozenset())
+        return frozenset(found)
+
+    # scopes
+    def scope_for(self, deps: frozenset[str]) -> Scope:
+        loop_axes = [axis for axis in deps if axis in self._loops]
+        if not loop_axes:
+            return self.top
+        assert len(loop_axes) == 1, f"a value depends on two loops: {loop_axes}"
+        return self._loops[loop_axes[0]]
+
+    def open_scopes(self) -> list[Scope]:
+        return [self.top, *self._loops.values()]
+
+    def open_loop(self, axis: str, header: str) -> Scope:
+        scope = Scope(axis, self.top.indent + "    ")
+        scope.lines.append(self.top.indent + header)
+        self._loops[axis] = scope
+        return scope
+
+    def close_loop(self, scope: Scope) -> None:
+        del self._loops[scope.axis]
+        self.top.lines.extend(scope.lines)
+
+    # lines
+    def define(self, name: str, text: str, deps: frozenset[str], scope: Scope | None = None) -> str:
+        """An iteration variable or accumulator with the axes it stands for."""
+        self.reserve(name)
+        scope = scope or self.scope_for(deps)
+        scope.lines.append(f"{scope.indent}{name} = {text}")
+        self.deps[name] = deps
+        return name
+
+    def assign(self, text: str, hint: str, comment: str | None = None) -> str:
+        """`hint = text` in the scope its inputs allow; the name of an equal earlier line if any."""
+        if _PLAIN.fullmatch(text):
+            return text
+        deps = self.deps_of(text)
+        scope = self.scope_for(deps)
+        if text in scope.known:
+            return scope.known[text]
+        if comment is not None:
+            self.comment(comment, scope)
+        name = self.fresh(hint)
+        scope.lines.append(f"{scope.indent}{name} = {text}")
+        scope.known[text] = name
+        self.deps[name] = deps
+        return name
+
+    def statement(self, text: str, scope: Scope) -> None:
+        scope.lines.append(scope.indent + text)
+
+    def comment(self, text: str, scope: Scope) -> None:
+        if text not in scope.comments:
+            scope.comments.add(text)
+            scope.lines.append(f"{scope.indent}# {text}")
+
+    def text(self) -> list[str]:
+        assert not self._loops, "a loop was left open"
+        return list(self.top.lines)

@@ -1,0 +1,151 @@
+"""Assembles sub-kernel bodies into one Triton module: the `@triton.jit` kernel and `launch(...)`.
+
+A kernel is a sequence of parts. Each part is a body run by a contiguous range of program ids,
+so one launch computes several index spaces (the outputs of a horizontal group, or pointwise
+outputs of different shapes): `if pid < end0: <part 0> elif pid < end1: <part 1> ...`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hfuse.codegen.lower import pointer
+from hfuse.codegen.mathlib import helpers_for
+from hfuse.ir import Value
+
+INT32_LIMIT = 2**31 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One sub-kernel: `lines` (indented from column 0) run by `programs` program ids as `prog`."""
+
+    label: str
+    programs: int
+    lines: tuple[str, ...]
+    num_warps: int
+    wide_index: bool = False
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+def next_power_of_2(n: int) -> int:
+    return 1 << max(n - 1, 0).bit_length()
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def largest_offset(value: Value) -> int:
+    return sum((extent - 1) * abs(stride) for extent, stride in zip(value.shape, value.strides, strict=True))
+
+
+def needs_wide_index(values: Sequence[Value], positions: int) -> bool:
+    """int64 index math when a position or an element offset may not fit in int32."""
+    return positions > INT32_LIMIT or any(v.is_tensor and largest_offset(v) > INT32_LIMIT for v in values)
+
+
+def _indent(lines: Sequence[str], depth: int) -> list[str]:
+    pad = "    " * depth
+    return [pad + line if line else line for line in lines]
+
+
+def _kernel_body(parts: Sequence[Part]) -> list[str]:
+    if len(parts) == 1:
+        part = parts[0]
+        start = "tl.program_id(0).to(tl.int64)" if part.wide_index else "tl.program_id(0)"
+        return [f"# {part.label}", f"prog = {start}", *part.lines]
+    lines = ["pid = tl.program_id(0)"]
+    begin = 0
+    for n, part in enumerate(parts):
+        end = begin + part.programs
+        keyword = "if" if n == 0 else "elif"
+        local = "pid" if begin == 0 else f"(pid - {begin})"
+        if part.wide_index:
+            local = f"{local}.to(tl.int64)" if begin else "pid.to(tl.int64)"
+        lines += [f"{keyword} pid < {end}:", f"    # {part.label}", f"    prog = {local}"]
+        lines += _indent(part.lines, 1)
+        begin = end
+    return lines
+
+
+def _torch_dtype(value: Value) -> str:
+    return f"torch.{str(value.dtype.torch).removeprefix('torch.')}"
+
+
+def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]) -> tuple[str, int, int]:
+    """The module's source, the grid size and the number of warps."""
+    programs = sum(part.programs for part in parts)
+    num_warps = max(part.num_warps for part in parts)
+    params = [pointer(v.name) if v.is_tensor else v.name for v in args]
+    kernel = [
+        "@triton.jit",
+        f"def {name}({', '.join(params)}):",
+        *_indent(_kernel_body(parts), 1),
+    ]
+    kernel_text = "\n".join(kernel)
+    described = "\n".join(f"  {v.describe()}, strides {list(v.strides)}" if v.is_tensor else f"  {v.describe()}"
+                          for v in args)
+    checks = [
+        f"    _expect({v.name}, {v.name!r}, {tuple(v.shape)!r}, {tuple(v.strides)!r}, {_torch_dtype(v)})"
+        for v in args
+        if v.is_tensor
+    ]
+    call = f"{name}[({programs},)]({', '.join(v.name for v in args)}, num_warps={num_warps})"
+    launch = [
+        f"def launch({', '.join(v.name for v in args)}):",
+        *checks,
+        *(["    with _quiet():", f"        {call}"] if programs else ["    return None"]),
+    ]
+    source = "\n".join(
+        [
+            f'"""{title}',
+            "",
+            "Arguments, in launch order:",
+            described,
+            '"""',
+            "",
+            "import contextlib",
+            "import os",
+            "",
+            "import numpy",
+            "import torch",
+            "import triton",
+            "import triton.language as tl",
+            "",
+            "from hfuse.errors import KernelError",
+            "",
+            "# Triton's interpreter computes with numpy, which warns about inf and nan in masked-off lanes.",
+            "_quiet = (",
+            '    (lambda: numpy.errstate(all="ignore")) if os.environ.get("TRITON_INTERPRET") == "1"',
+            "    else contextlib.nullcontext",
+            ")",
+            helpers_for(kernel_text),
+            "",
+            "",
+            kernel_text,
+            "",
+            "",
+            _EXPECT,
+            "",
+            "",
+            *launch,
+            "",
+        ]
+    )
+    return source, programs, num_warps
+
+
+_EXPECT = '''def _expect(tensor, name, shape, strides, dtype):
+    if (
+        tensor.dtype != dtype
+        or tuple(tensor.shape) != shape
+        or any(got != want for got, want, n in zip(tensor.stride(), strides, shape) if n != 1)
+    ):
+        raise KernelError(
+            f"{name}: the kernel was generated for {dtype} {list(shape)} with strides {list(strides)}, "
+            f"got {tensor.dtype} {list(tensor.shape)} with strides {list(tensor.stride())}; "
+            "generate the kernel again for these inputs"
+        )'''

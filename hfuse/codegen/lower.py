@@ -1,0 +1,491 @@
+"""Value-at-index lowering: any value of a group as a Triton expression of the current index tensors.
+
+An `Index` names, for each dim of a value, the Triton expression of the position being computed,
+plus the mask atoms under which those positions are valid. Views transform an index backwards
+(permute reorders, broadcast drops, reshape relinearizes, slice offsets, pad shifts and masks,
+cat selects per range), indexing ops load an index tensor then use it, creation ops compute, and
+elementwise ops go through the emitter table. Each (value, index) is lowered once per scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from hfuse.codegen.code import Body
+from hfuse.codegen.emit import (
+    Policy,
+    Types,
+    compute_type,
+    convert,
+    emitter,
+    literal,
+    power_by_constant,
+    promote,
+    storage_type,
+)
+from hfuse.dtypes import DataType
+from hfuse.errors import HfuseError, KernelError, UnsupportedError
+from hfuse.ir import Expr, Family, Fusion, Op, Value
+
+REDUCING = (Family.REDUCTION, Family.VAR)
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    dims: tuple[str, ...]
+    mask: frozenset[str] = frozenset()
+
+    def with_dims(self, dims: Sequence[str]) -> Index:
+        return Index(tuple(dims), self.mask)
+
+    def and_mask(self, *atoms: str) -> Index:
+        return Index(self.dims, self.mask | frozenset(atoms))
+
+
+class Reducer(Protocol):
+    def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]: ...
+
+
+def pointer(name: str) -> str:
+    return f"{name.lower()}_ptr"
+
+
+def describe(expr: Expr) -> str:
+    """An expr as the fusion-definition call that made it, for comments."""
+    args = list(expr.inputs) + [f"{k}={v!r}" for k, v in expr.attrs]
+    return f"{', '.join(expr.outputs)} = fd.ops.{expr.op.frontend_name}({', '.join(args)})"
+
+
+def _is_literal(text: str) -> bool:
+    return text.lstrip("-").replace(".", "", 1).isdigit()
+
+
+def _term(text: str) -> str:
+    return f"({text})" if text.startswith("-") or " " in text else text
+
+
+def delinearize(linear: str, extents: Sequence[int]) -> list[str]:
+    """Row-major positions over `extents` of a linear position, without `// 1` or `% n` that cannot matter."""
+    parts, inner = [], 1
+    for k in range(len(extents) - 1, -1, -1):
+        if extents[k] == 1:
+            parts.append("0")
+        else:
+            text = linear if inner == 1 else f"{_term(linear)} // {inner}"
+            if any(e != 1 for e in extents[:k]):
+                text = f"{_term(text)} % {extents[k]}"
+            parts.append(text)
+        inner *= extents[k]
+    return parts[::-1]
+
+
+def linearize(dims: Sequence[str], extents: Sequence[int]) -> str:
+    terms, inner = [], 1
+    for k in range(len(extents) - 1, -1, -1):
+        if extents[k] != 1 and dims[k] != "0":
+            terms.append(dims[k] if inner == 1 else f"{_term(dims[k])} * {inner}")
+        inner *= extents[k]
+    return " + ".join(reversed(terms)) or "0"
+
+
+def reshape_runs(in_shape: Sequence[int], out_shape: Sequence[int]) -> list[tuple[list[int], list[int]]]:
+    """The shortest runs of input and output dims with equal products, in order."""
+    runs: list[tuple[list[int], list[int]]] = []
+    i = j = 0
+    while i < len(in_shape) or j < len(out_shape):
+        run_in, run_out, p_in, p_out = [], [], 1, 1
+        if i < len(in_shape):
+            run_in.append(i)
+            p_in, i = in_shape[i], i + 1
+        if j < len(out_shape):
+            run_out.append(j)
+            p_out, j = out_shape[j], j + 1
+        while p_in != p_out:
+            if p_in < p_out and i < len(in_shape):
+                run_in.append(i)
+                p_in, i = p_in * in_shape[i], i + 1
+            elif j < len(out_shape):
+                run_out.append(j)
+                p_out, j = p_out * out_shape[j], j + 1
+            else:
+                raise KernelError(f"reshape from {list(in_shape)} to {list(out_shape)} changes the element count")
+        runs.append((run_in, run_out))
+    return runs
+
+
+def broadcast_dims(dims: Sequence[str], out_shape: Sequence[int], in_shape: Sequence[int]) -> tuple[str, ...]:
+    """The index of an operand broadcast (right-aligned, numpy rules) to `out_shape`."""
+    offset = len(out_shape) - len(in_shape)
+    return tuple("0" if in_shape[k] == 1 else dims[k + offset] for k in range(len(in_shape)))
+
+
+class Lowering:
+    def __init__(
+        self,
+        fusion: Fusion,
+        exprs: Sequence[Expr],
+        loads: Collection[str],
+        body: Body,
+        *,
+        wide_index: bool = False,
+        reducer: Reducer | None = None,
+    ) -> None:
+        self.fusion = fusion
+        self.values = fusion.value_map
+        self.producers = {out: expr for expr in exprs for out in expr.outputs}
+        self.loads = set(loads)
+        self.body = body
+        self.wide_index = wide_index
+        self.reducer = reducer
+        self.loaded: list[tuple[str, Index]] = []  # every global load, for layout probes
+
+    # ---- public ----------------------------------------------------------------------------
+    def value(self, name: str, index: Index) -> str:
+        value = self.values[name]
+        if value.is_scalar and (value.const is not None or name not in self.producers or name in self.loads):
+            return self.scalar(value)
+        found = self._recall(name, index)
+        if found is not None:
+            return found
+        if name in self.producers and name not in self.loads:
+            expr = self.producers[name]
+            results = self._lower(expr, name, index)
+            valid = frozenset() if expr.op.family in REDUCING else index.mask
+        else:
+            results, valid = {name: self._load(value, index)}, index.mask
+        for out, text in results.items():
+            self._remember(out, index.dims, valid, text)
+        return results[name]
+
+    def scalar(self, value: Value) -> str:
+        return literal(value.const) if value.const is not None else value.name
+
+    def mask_text(self, mask: frozenset[str]) -> str | None:
+        if not mask:
+            return None
+        return self.body.assign(" & ".join(sorted(mask)), "m")
+
+    def offset(self, value: Value, dims: Sequence[str]) -> str:
+        terms = []
+        for dim, extent, stride in zip(dims, value.shape, value.strides, strict=True):
+            if extent == 1 or stride == 0 or dim == "0":
+                continue
+            terms.append(_term(dim) if stride == 1 else f"{_term(dim)} * {stride}")
+        return " + ".join(terms) or "0"
+
+    def store(self, name: str, index: Index) -> None:
+        value = self.values[name]
+        text = self.value(name, index)
+        if value.dtype.is_reduced_float:
+            text = f"{text}.to({storage_type(value.dtype)})"
+        offset = self.offset(value, index.dims)
+        mask = self.mask_text(index.mask) if self.body.deps_of(offset) else None
+        address = f"{pointer(name)} + {offset}" if offset != "0" else pointer(name)
+        line = f"tl.store({address}, {text}" + (f", mask={mask})" if mask else ")")
+        self.body.statement(line, self.body.scope_for(self.body.deps_of(line)))
+
+    def assign(self, text: str, hint: str, comment: str | None = None) -> str:
+        return self.body.assign(text, hint, comment)
+
+    # ---- memo ------------------------------------------------------------------------------
+    def _recall(self, name: str, index: Index) -> str | None:
+        for scope in self.body.open_scopes():
+            for valid, text in scope.memo.get((name, index.dims), ()):
+                if valid <= index.mask:
+                    return text
+        return None
+
+    def _remember(self, name: str, dims: tuple[str, ...], valid: frozenset[str], text: str) -> None:
+        scope = self.body.scope_for(self.body.deps_of(text) | self.body.deps_of(" ".join(dims)))
+        scope.memo.setdefault((name, dims), []).append((valid, text))
+
+    # ---- loads -----------------------------------------------------------------------------
+    def _load(self, value: Value, index: Index) -> str:
+        if not value.is_tensor:
+            raise KernelError(f"{value.name} is a scalar computed outside this kernel and not passed to it")
+        offset = self.offset(value, index.dims)
+        address = f"{pointer(value.name)} + {offset}" if offset != "0" else pointer(value.name)
+        mask = self.mask_text(index.mask) if self.body.deps_of(offset) else None
+        text = f"tl.load({address}, mask={mask}, other=0)" if mask else f"tl.load({address})"
+        if value.dtype.is_reduced_float:
+            text += ".to(tl.float32)"
+        self.loaded.append((value.name, index))
+        return self.body.assign(text, value.name.lower())
+
+    # ---- dispatch --------------------------------------------------------------------------
+    def _lower(self, expr: Expr, name: str, index: Index) -> dict[str, str]:
+        try:
+            family = expr.op.family
+            if family in (Family.UNARY, Family.BINARY, Family.TERNARY):
+                return {name: self._elementwise(expr, index)}
+            if family is Family.CAST:
+                return {name: self._cast(expr, index)}
+            if family in REDUCING:
+                if self.reducer is None:
+                    raise UnsupportedError("a reduction can only be generated in a reduction or normalization kernel")
+                return self.reducer.reduce(self, expr, index)
+            handler = _HANDLERS.get(expr.op)
+            if handler is None:
+                raise UnsupportedError(
+                    f"fd.ops.{expr.op.frontend_name} is not generated as Triton; it must run in a torch segment"
+                )
+            return {name: handler(self, expr, index)}
+        except HfuseError as err:
+            if getattr(err, "hfuse_expr", None) is not None:
+                raise
+            wrapped = type(err)(f"generating `{describe(expr)}`: {err}")
+            wrapped.hfuse_expr = expr  # type: ignore[attr-defined]
+            raise wrapped from err
+        except Exception as err:  # an emitter bug: say which expr it was generating
+            wrapped = KernelError(f"generating `{describe(expr)}` failed: {type(err).__name__}: {err}")
+            wrapped.hfuse_expr = expr  # type: ignore[attr-defined]
+            raise wrapped from err
+
+    def _input(self, expr: Expr, k: int) -> Value:
+        return self.values[expr.inputs[k]]
+
+    def _out(self, expr: Expr) -> Value:
+        return self.values[expr.outputs[0]]
+
+    def _operand(self, value: Value, index: Index, out_shape: Sequence[int]) -> str:
+        if value.is_scalar:
+            return self.value(value.name, index)
+        return self.value(value.name, index.with_dims(broadcast_dims(index.dims, out_shape, value.shape)))
+
+    def _view_comment(self, expr: Expr, index: Index) -> None:
+        self.body.comment(describe(expr), self.body.scope_for(self.body.deps_of(" ".join(index.dims))))
+
+    # ---- elementwise -----------------------------------------------------------------------
+    def _elementwise(self, expr: Expr, index: Index) -> str:
+        out = self._out(expr)
+        operands = [self._input(expr, k) for k in range(len(expr.inputs))]
+        texts = [self._operand(v, index, out.shape) for v in operands]
+        policy, emit = emitter(expr.op)
+        if expr.op is Op.POW and out.dtype.is_float and operands[1].const is not None:
+            base = convert(texts[0], operands[0].dtype, out.dtype) if operands[0].is_tensor else texts[0]
+            short = power_by_constant(base, operands[1].const)
+            if short is not None:
+                return self.assign(short, out.name.lower(), describe(expr))
+        tensors = [v.dtype for v in operands if v.is_tensor]
+        if policy is Policy.TO_OUTPUT:
+            targets = [out.dtype] * len(operands)
+        elif policy is Policy.PROMOTE:
+            targets = [promote(tensors)] * len(operands) if tensors else [v.dtype for v in operands]
+        elif policy is Policy.WHERE:
+            targets = [operands[0].dtype] + [out.dtype] * (len(operands) - 1)
+        else:
+            targets = [v.dtype for v in operands]
+        texts = [
+            convert(text, v.dtype, target) if v.is_tensor else self._scalar_as(v, text, target)
+            for text, v, target in zip(texts, operands, targets, strict=True)
+        ]
+        text = emit(texts, Types(out.dtype, tuple(targets)))
+        if policy in (Policy.PROMOTE, Policy.KEEP) and out.dtype is not DataType.Bool:
+            text = f"{text}.to({compute_type(out.dtype)})"
+        return self.assign(text, out.name.lower(), describe(expr))
+
+    def _scalar_as(self, value: Value, text: str, target: DataType) -> str:
+        """A scalar operand: constants stay Python literals (weakly typed), arguments convert when needed."""
+        if value.const is not None:
+            return literal(_python_cast(value.const, target)) if target is DataType.Bool else text
+        if target is DataType.Bool and value.dtype is not DataType.Bool:
+            return f"({text} != 0)"
+        return text
+
+    def _cast(self, expr: Expr, index: Index) -> str:
+        source, out = self._input(expr, 0), self._out(expr)
+        if source.is_scalar and source.const is not None:
+            return literal(_python_cast(source.const, out.dtype))
+        text = self._operand(source, index, out.shape)
+        if source.is_scalar:
+            return self.assign(f"{text}.to({compute_type(out.dtype)})", out.name.lower(), describe(expr))
+        return self.assign(convert(text, source.dtype, out.dtype), out.name.lower(), describe(expr))
+
+    # ---- views -----------------------------------------------------------------------------
+    def _through(self, expr: Expr, index: Index, dims: Sequence[str]) -> str:
+        self._view_comment(expr, index)
+        named = [d if _is_plain(d) else self.assign(d, "ix") for d in dims]
+        return self.value(expr.inputs[0], index.with_dims(named))
+
+    def _broadcast_in_dim(self, expr: Expr, index: Index) -> str:
+        source = self._input(expr, 0)
+        mapping = expr.attr("broadcast_dims")
+        return self._through(
+            expr, index, ["0" if source.shape[k] == 1 else index.dims[mapping[k]] for k in range(source.rank)]
+        )
+
+    def _broadcast(self, expr: Expr, index: Index) -> str:
+        source = self._input(expr, 0)
+        kept = [d for d, new in zip(index.dims, expr.attr("is_broadcast_dim"), strict=True) if not new]
+        return self._through(expr, index, ["0" if source.shape[k] == 1 else kept[k] for k in range(source.rank)])
+
+    def _expand(self, expr: Expr, index: Index) -> str:
+        source, out = self._input(expr, 0), self._out(expr)
+        return self._through(expr, index, broadcast_dims(index.dims, out.shape, source.shape))
+
+    def _identity_view(self, expr: Expr, index: Index) -> str:
+        return self.value(expr.inputs[0], index)
+
+    def _permute(self, expr: Expr, index: Index) -> str:
+        order = expr.attr("dims")
+        dims = [""] * len(order)
+        for k, source_dim in enumerate(order):
+            dims[source_dim] = index.dims[k]
+        return self._through(expr, index, dims)
+
+    def _squeeze(self, expr: Expr, index: Index) -> str:
+        source, squeezed = self._input(expr, 0), set(expr.attr("dims"))
+        remaining = iter(index.dims)
+        return self._through(expr, index, ["0" if k in squeezed else next(remaining) for k in range(source.rank)])
+
+    def _reshape(self, expr: Expr, index: Index) -> str:
+        source, out = self._input(expr, 0), self._out(expr)
+        dims = ["0"] * source.rank
+        for run_in, run_out in reshape_runs(source.shape, out.shape):
+            if len(run_in) == 1 and len(run_out) == 1:
+                dims[run_in[0]] = index.dims[run_out[0]]
+                continue
+            linear = linearize([index.dims[k] for k in run_out], [out.shape[k] for k in run_out])
+            if not _is_plain(linear):
+                linear = self.assign(linear, "ix")
+            for k, text in zip(run_in, delinearize(linear, [source.shape[k] for k in run_in]), strict=True):
+                dims[k] = text
+        return self._through(expr, index, dims)
+
+    def _slice(self, expr: Expr, index: Index) -> str:
+        dims = []
+        for dim, start, step in zip(index.dims, expr.attr("starts"), expr.attr("strides"), strict=True):
+            if dim == "0":
+                dims.append(str(start))
+                continue
+            scaled = dim if step == 1 else f"{_term(dim)} * {step}"
+            dims.append(scaled if start == 0 else f"{scaled} + {start}")
+        return self._through(expr, index, dims)
+
+    def _pad(self, expr: Expr, index: Index) -> str:
+        source, out = self._input(expr, 0), self._out(expr)
+        widths = expr.attr("pad_widths")
+        dims, inside = list(index.dims), []
+        for pair in range(len(widths) // 2):
+            k = source.rank - 1 - pair
+            left, right = widths[2 * pair], widths[2 * pair + 1]
+            if left == 0 and right == 0:
+                continue
+            shifted = index.dims[k] if left == 0 else self.assign(f"{_term(index.dims[k])} - {left}", "ix")
+            dims[k] = shifted
+            inside.append(self.assign(f"({shifted} >= 0) & ({shifted} < {source.shape[k]})", "inside"))
+        self._view_comment(expr, index)
+        value = self.value(expr.inputs[0], Index(tuple(dims), index.mask | frozenset(inside)))
+        fill = self._scalar_as(self._input(expr, 1), self.value(expr.inputs[1], index), out.dtype)
+        if not inside:
+            return value
+        condition = self.assign(" & ".join(inside), "inside")
+        return self.assign(f"tl.where({condition}, {value}, {fill})", out.name.lower(), describe(expr))
+
+    def _cat(self, expr: Expr, index: Index) -> str:
+        out, axis = self._out(expr), expr.attr("dim")
+        position = index.dims[axis]
+        pieces, start = [], 0
+        for name in expr.inputs:
+            extent = self.values[name].shape[axis]
+            if extent:
+                pieces.append((name, start, extent))
+            start += extent
+        self._view_comment(expr, index)
+        text = None
+        for n, (name, start, extent) in enumerate(reversed(pieces)):
+            dims = list(index.dims)
+            dims[axis] = position if start == 0 else self.assign(f"{_term(position)} - {start}", "ix")
+            first, last = n == len(pieces) - 1, n == 0
+            bounds = [f"({position} >= {start})"] * (not first) + [f"({position} < {start + extent})"] * (not last)
+            inside = self.assign(" & ".join(bounds), "inside") if bounds else None
+            mask = index.mask | ({inside} if inside else set())
+            piece = self.value(name, Index(tuple(dims), frozenset(mask)))
+            piece = convert(piece, self.values[name].dtype, out.dtype)
+            text = piece if text is None else f"tl.where({inside}, {piece}, {text})"
+        return self.assign(text, out.name.lower(), describe(expr))
+
+    # ---- creation, masks, indexing ---------------------------------------------------------
+    def _full(self, expr: Expr, index: Index) -> str:
+        fill, out = self._input(expr, 0), self._out(expr)
+        if fill.const is not None:
+            return literal(_python_cast(fill.const, out.dtype))
+        return self.assign(f"{fill.name}.to({compute_type(out.dtype)})", out.name.lower(), describe(expr))
+
+    def _iota(self, expr: Expr, index: Index) -> str:
+        out = self._out(expr)
+        start, step = (self.value(name, index) for name in expr.inputs)
+        position = index.dims[0]
+        if not _is_literal(position):
+            position = f"{position}.to({compute_type(out.dtype)})"
+        return self.assign(f"{start} + {position} * {step}", out.name.lower(), describe(expr))
+
+    def _triu(self, expr: Expr, index: Index) -> str:
+        row, col = index.dims[-2], index.dims[-1]
+        value = self.value(expr.inputs[0], index)
+        keep = self.assign(f"{_term(col)} - {_term(row)} >= {expr.attr('diagonal')}", "keep")
+        return self.assign(f"tl.where({keep}, {value}, 0)", self._out(expr).name.lower(), describe(expr))
+
+    def _loaded_position(self, name: str, index: Index) -> str:
+        position = self.value(name, index)
+        if self.wide_index and self.values[name].dtype is not DataType.Int:
+            position = self.assign(f"{position}.to(tl.int64)", "pos")
+        return position
+
+    def _index_select(self, expr: Expr, index: Index) -> str:
+        axis = expr.attr("dim")
+        dims = list(index.dims)
+        dims[axis] = self._loaded_position(expr.inputs[1], index.with_dims((index.dims[axis],)))
+        return self._through(expr, index, dims)
+
+    def _select(self, expr: Expr, index: Index) -> str:
+        axis = expr.attr("dim")
+        position = self.value(expr.inputs[1], index)
+        return self._through(expr, index, [*index.dims[:axis], position, *index.dims[axis:]])
+
+    def _gather(self, expr: Expr, index: Index) -> str:
+        source, positions, out = self._input(expr, 0), self._input(expr, 1), self._out(expr)
+        axis = expr.attr("dim")
+        loaded = self._loaded_position(
+            positions.name, index.with_dims(broadcast_dims(index.dims, out.shape, positions.shape))
+        )
+        dims = ["0" if source.shape[k] == 1 else index.dims[k] for k in range(source.rank)]
+        dims[axis] = loaded
+        return self._through(expr, index, dims)
+
+
+def _is_plain(text: str) -> bool:
+    return text.replace("_", "").isalnum() or _is_literal(text)
+
+
+def _python_cast(value: bool | int | float, dtype: DataType) -> bool | int | float:
+    if dtype is DataType.Bool:
+        return bool(value)
+    if dtype.is_int:
+        return int(value)
+    if dtype.is_float:
+        return float(value)
+    raise UnsupportedError(f"a constant of DataType.{dtype.name} cannot be generated")
+
+
+_HANDLERS = {
+    Op.BROADCAST_IN_DIM: Lowering._broadcast_in_dim,
+    Op.BROADCAST: Lowering._broadcast,
+    Op.EXPAND: Lowering._expand,
+    Op.RESHAPE: Lowering._reshape,
+    Op.PERMUTE: Lowering._permute,
+    Op.SQUEEZE: Lowering._squeeze,
+    Op.STRIDE_ORDER: Lowering._identity_view,
+    Op.SLICE: Lowering._slice,
+    Op.PAD: Lowering._pad,
+    Op.CAT: Lowering._cat,
+    Op.FULL: Lowering._full,
+    Op.IOTA: Lowering._iota,
+    Op.TRIU: Lowering._triu,
+    Op.INDEX_SELECT: Lowering._index_select,
+    Op.SELECT: Lowering._select,
+    Op.GATHER: Lowering._gather,
+    Op.TAKE_ALONG_AXIS: Lowering._gather,
+}

@@ -1,0 +1,272 @@
+"""Math helpers for generated kernels, as Triton source (no libdevice: the interpreter lacks it).
+
+Each helper is a `@triton.jit` function copied into a generated module when its name appears there.
+Accuracy targets float32: polynomial and series forms follow Cephes (atan), Giles (erfinv) and a
+shifted Stirling series (lgamma).
+"""
+
+from __future__ import annotations
+
+import re
+
+_HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "_trunc": (
+        """
+def _trunc(x):
+    return tl.where(x < 0, tl.ceil(x), tl.floor(x))
+""",
+        (),
+    ),
+    "_round_half_even": (
+        """
+def _round_half_even(x):
+    down = tl.floor(x)
+    rest = x - down
+    odd = (down - 2.0 * tl.floor(down * 0.5)) == 1.0
+    return tl.where((rest > 0.5) | ((rest == 0.5) & odd), down + 1.0, down)
+""",
+        (),
+    ),
+    "_log1p": (
+        """
+def _log1p(x):
+    u = 1.0 + x
+    # log(u) * x / (u - 1) cancels the rounding error of 1 + x
+    exact = tl.log(u) * (x / (u - 1.0))
+    return tl.where(u == 1.0, x, tl.where(u == float("inf"), u, exact))
+""",
+        (),
+    ),
+    "_expm1": (
+        """
+def _expm1(x):
+    u = tl.exp(x)
+    exact = (u - 1.0) * x / tl.log(u)
+    return tl.where(u == 1.0, x, tl.where(u - 1.0 == -1.0, -1.0, tl.where(u == float("inf"), u, exact)))
+""",
+        (),
+    ),
+    "_sinh": (
+        """
+def _sinh(x):
+    u = _expm1(x)
+    return 0.5 * (u + u / (u + 1.0))
+""",
+        ("_expm1",),
+    ),
+    "_cosh": (
+        """
+def _cosh(x):
+    u = tl.exp(tl.abs(x))
+    return 0.5 * (u + 1.0 / u)
+""",
+        (),
+    ),
+    "_asinh": (
+        """
+def _asinh(x):
+    ax = tl.abs(x)
+    small = _log1p(ax + ax * ax / (1.0 + tl.sqrt(1.0 + ax * ax)))
+    r = tl.where(ax > 1.0e18, tl.log(ax) + 0.6931471805599453, small)
+    return tl.where(x < 0, -r, r)
+""",
+        ("_log1p",),
+    ),
+    "_atan": (
+        """
+def _atan(x):
+    ax = tl.abs(x)
+    big = ax > 2.414213562373095
+    mid = ax > 0.4142135623730950
+    base = tl.where(big, 1.5707963267948966, tl.where(mid, 0.7853981633974483, 0.0))
+    t = tl.where(big, -1.0 / ax, tl.where(mid, (ax - 1.0) / (ax + 1.0), ax))
+    z = t * t
+    p = (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1) * z * t + t
+    r = base + p
+    return tl.where(x < 0, -r, r)
+""",
+        (),
+    ),
+    "_atan2": (
+        """
+def _atan2(y, x):
+    r = _atan(y / x)
+    r = tl.where(x < 0, tl.where(y < 0, r - 3.141592653589793, r + 3.141592653589793), r)
+    on_axis = tl.where(y > 0, 1.5707963267948966, tl.where(y < 0, -1.5707963267948966, 0.0 * y))
+    return tl.where(x == 0, on_axis, r)
+""",
+        ("_atan",),
+    ),
+    "_asin": (
+        """
+def _asin(x):
+    return _atan2(x, tl.sqrt((1.0 - x) * (1.0 + x)))
+""",
+        ("_atan2",),
+    ),
+    "_acos": (
+        """
+def _acos(x):
+    return _atan2(tl.sqrt((1.0 - x) * (1.0 + x)), x)
+""",
+        ("_atan2",),
+    ),
+    "_erfinv": (
+        """
+def _erfinv(x):
+    w = -tl.log((1.0 - x) * (1.0 + x))
+    ws = w - 2.5
+    p1 = 3.43273939e-07 + 2.81022636e-08 * ws
+    p1 = -3.5233877e-06 + p1 * ws
+    p1 = -4.39150654e-06 + p1 * ws
+    p1 = 0.00021858087 + p1 * ws
+    p1 = -0.00125372503 + p1 * ws
+    p1 = -0.00417768164 + p1 * ws
+    p1 = 0.246640727 + p1 * ws
+    p1 = 1.50140941 + p1 * ws
+    wl = tl.sqrt(w) - 3.0
+    p2 = 0.000100950558 - 0.000200214257 * wl
+    p2 = 0.00134934322 + p2 * wl
+    p2 = -0.00367342844 + p2 * wl
+    p2 = 0.00573950773 + p2 * wl
+    p2 = -0.0076224613 + p2 * wl
+    p2 = 0.00943887047 + p2 * wl
+    p2 = 1.00167406 + p2 * wl
+    p2 = 2.83297682 + p2 * wl
+    return tl.where(w < 5.0, p1, p2) * x
+""",
+        (),
+    ),
+    "_lgamma_positive": (
+        """
+def _lgamma_positive(x):
+    # lgamma(x) = lgamma(x + n) - log(x (x + 1) ... (x + n - 1)), then Stirling's series at x + n >= 8
+    product = x * 0.0 + 1.0
+    y = x
+    for _ in tl.static_range(8):
+        small = y < 8.0
+        product = tl.where(small, product * y, product)
+        y = tl.where(small, y + 1.0, y)
+    inv = 1.0 / y
+    inv2 = inv * inv
+    series = inv * (0.08333333333333333 - inv2 * (0.002777777777777778 - inv2 * 0.0007936507936507937))
+    return (y - 0.5) * tl.log(y) - y + 0.9189385332046727 + series - tl.log(product)
+""",
+        (),
+    ),
+    "_lgamma": (
+        """
+def _lgamma(x):
+    reflect = x < 0.5
+    r = _lgamma_positive(tl.where(reflect, 1.0 - x, x))
+    # reflection: lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x)
+    s = tl.abs(tl.sin(3.141592653589793 * (x - tl.floor(x))))
+    return tl.where(reflect, 1.1447298858494002 - tl.log(s) - r, r)
+""",
+        ("_lgamma_positive",),
+    ),
+    "_pow": (
+        """
+def _pow(a, b):
+    magnitude = tl.exp2(b * tl.log2(tl.abs(a)))
+    whole = tl.floor(b) == b
+    odd = whole & ((b - 2.0 * tl.floor(b * 0.5)) == 1.0)
+    r = tl.where((a < 0) & odd, -magnitude, magnitude)
+    r = tl.where((a < 0) & (whole == 0), float("nan"), r)
+    return tl.where((b == 0) | (a == 1), 1.0, r)
+""",
+        (),
+    ),
+    "_ipow": (
+        """
+def _ipow(a, b):
+    result = a * 0 + b * 0 + 1
+    base = a + b * 0
+    exponent = b + a * 0
+    for _ in range(64):
+        result = tl.where((exponent & 1) == 1, result * base, result)
+        base = base * base
+        exponent = exponent >> 1
+    return result
+""",
+        (),
+    ),
+    "_remainder": (
+        """
+def _remainder(a, b):
+    r = a % b
+    return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+""",
+        (),
+    ),
+    "_gcd": (
+        """
+def _gcd(a, b):
+    x = tl.abs(a + b * 0)
+    y = tl.abs(b + a * 0)
+    for _ in range(96):
+        nonzero = y != 0
+        rest = x % tl.where(nonzero, y, 1)
+        x = tl.where(nonzero, y, x)
+        y = tl.where(nonzero, rest, 0)
+    return x
+""",
+        (),
+    ),
+    "_nextafter32": (
+        """
+def _nextafter32(a, b):
+    bits = a.to(tl.int32, bitcast=True)
+    step = tl.where((b > a) == (a > 0), 1, -1)
+    r = (bits + step).to(tl.float32, bitcast=True)
+    tiniest = tl.where(b > 0, 1, -2147483647).to(tl.float32, bitcast=True)
+    r = tl.where(a == 0, tiniest, r)
+    r = tl.where(a == b, b, r)
+    return tl.where((a != a) | (b != b), a + b, r)
+""",
+        (),
+    ),
+    "_nextafter64": (
+        """
+def _nextafter64(a, b):
+    bits = a.to(tl.int64, bitcast=True)
+    step = tl.where((b > a) == (a > 0), 1, -1).to(tl.int64)
+    r = (bits + step).to(tl.float64, bitcast=True)
+    tiniest = tl.where(b > 0, 1, -9223372036854775807).to(tl.int64).to(tl.float64, bitcast=True)
+    r = tl.where(a == 0, tiniest, r)
+    r = tl.where(a == b, b, r)
+    return tl.where((a != a) | (b != b), a + b, r)
+""",
+        (),
+    ),
+    "_lerp": (
+        """
+def _lerp(start, end, weight):
+    diff = end - start
+    return tl.where(weight < 0.5, start + weight * diff, end - diff * (1.0 - weight))
+""",
+        (),
+    ),
+    "_multiply": (
+        """
+def _multiply(a, b):
+    return a * b
+""",
+        (),
+    ),
+}
+
+_CALL = re.compile(r"\b(_[a-z0-9_]+)\(")
+
+
+def helpers_for(kernel_text: str) -> str:
+    """The source of every helper the kernel calls, and the helpers those call."""
+    wanted: list[str] = []
+    pending = [name for name in _CALL.findall(kernel_text) if name in _HELPERS]
+    while pending:
+        name = pending.pop(0)
+        if name in wanted:
+            continue
+        wanted.append(name)
+        pending.extend(_HELPERS[name][1])
+    return "".join(f"\n\n@triton.jit{_HELPERS[name][0]}" for name in sorted(wanted))

@@ -1,0 +1,70 @@
+"""Pointwise kernels: a flat 1-D index over each output shape, in the outputs' memory order.
+
+Outputs of one shape are computed by the same program (one index, shared loads). Outputs of
+different shapes get their own part of the grid (see kernel.py), each with its own flat index.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from hfuse.codegen.code import Body
+from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
+from hfuse.codegen.lower import Index, Lowering, delinearize
+from hfuse.codegen.options import Options
+from hfuse.errors import UnsupportedError
+from hfuse.ir import Fusion
+from hfuse.segment.model import Group
+
+
+def output_spaces(group: Group, fusion: Fusion) -> list[tuple[tuple[int, ...], list[str]]]:
+    """The group's outputs grouped by shape, in first-appearance order."""
+    spaces: dict[tuple[int, ...], list[str]] = {}
+    for name in group.outputs:
+        value = fusion.value(name)
+        if not value.is_tensor:
+            raise UnsupportedError(f"group {group.id} writes the scalar {name}; kernels write tensors only")
+        spaces.setdefault(value.shape, []).append(name)
+    if not spaces:
+        raise UnsupportedError(f"group {group.id} has no outputs to compute")
+    return list(spaces.items())
+
+
+def memory_order(strides: Sequence[int], shape: Sequence[int]) -> list[int]:
+    """Dims from outermost to innermost in memory (ties keep their logical order)."""
+    return sorted(range(len(shape)), key=lambda k: (-abs(strides[k]) if shape[k] != 1 else 0, k))
+
+
+def flat_part(group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str], options: Options) -> Part:
+    values = [fusion.value(n) for n in names]
+    numel = math.prod(shape)
+    itemsize = min(v.dtype.itemsize for v in values)
+    block = min(options.pointwise_block * (2 if itemsize <= 2 else 1), max(next_power_of_2(numel), 16))
+    programs = cdiv(numel, block)
+    wide = needs_wide_index([*values, *(fusion.value(n) for n in group.inputs)], programs * block)
+
+    body = Body()
+    body.reserve("prog", "pid")
+    offs = body.define("offs", f"prog * {block} + tl.arange(0, {block})", frozenset({"flat"}))
+    mask = frozenset({body.define("mask", f"offs < {numel}", frozenset({"flat"}))}) if numel % block else frozenset()
+    order = memory_order(values[0].strides, shape)
+    dims = ["0"] * len(shape)
+    for k, text in zip(order, delinearize(offs, [shape[k] for k in order]), strict=True):
+        dims[k] = body.assign(text, f"d{k}")
+    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide)
+    for name in names:
+        lowering.store(name, Index(tuple(dims), mask))
+    warps = 8 if block >= 1024 else max(1, block // 128)
+    return Part(
+        label=f"{', '.join(names)}: flat index over {list(shape)}, {block} elements per program",
+        programs=programs,
+        lines=tuple(body.text()),
+        num_warps=warps,
+        wide_index=wide,
+        config={"outputs": list(names), "shape": list(shape), "BLOCK": block},
+    )
+
+
+def pointwise_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
+    return [flat_part(group, fusion, shape, names, options) for shape, names in output_spaces(group, fusion)]

@@ -1,0 +1,385 @@
+"""FusionDefinition: the nvFuser Python API (legacy `nvfuser` and `nvfuser_direct` flavours).
+
+Calls are recorded in canonical form (records.py); `fusion(inputs)` binds them to concrete
+inputs (binding.py) and caches one Fusion per input signature; `execute` runs that Fusion with
+the torch reference ("eager") or the hfuse runtime.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from hfuse import settings
+from hfuse.dtypes import DataType
+from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError
+from hfuse.frontend import legacy
+from hfuse.frontend.binding import build, coerce, input_records, python_dtype, signature
+from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
+from hfuse.frontend.operands import NUMBER_TYPES
+from hfuse.frontend.ops import Ops
+from hfuse.frontend.records import (
+    Call,
+    Constant,
+    Extent,
+    OutputRecord,
+    Record,
+    ScalarInput,
+    TensorInput,
+    TensorSpec,
+)
+from hfuse.ir import Fusion, Op
+
+# keywords of nvFuser's execute that change nothing in hfuse
+IGNORED_EXECUTE_KEYWORDS = frozenset({
+    "override_user_schedule", "capture_debug_output", "print_repro", "save_repro_inputs",
+    "_enable_options", "_disable_options",
+})  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class LastRun:
+    backend: str
+    fusion: Fusion
+    profile: Any  # FusionProfile when execute(profile=True) ran on the runtime
+    compiled: Any  # the runtime's compiled fusion; None for the eager backend
+
+
+class FusionDefinition:
+    """Record a fusion with `with FusionDefinition() as fd: ...` (or a `definition(self)` method),
+    then `fd.execute(inputs)`.
+
+    The constructor takes nvFuser's arguments (id, max_length, ...) and ignores them.
+    """
+
+    def __init__(self, id: int | None = None, max_length: int = 9999, **ignored: Any) -> None:  # noqa: A002
+        self.ops = Ops(self)
+        self._loc: tuple[int, int] | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self._records: list[Record] = []
+        self._counts = {"T": 0, "S": 0, "V": 0}
+        self._cache: dict[Any, Fusion] = {}
+        self._last: LastRun | None = None
+        self._recent: tuple[Fusion, dict[str, Any]] | None = None  # last fusion() and its scalar inputs
+
+    def __enter__(self) -> FusionDefinition:
+        self._reset()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> bool:
+        return False
+
+    def definition(self) -> None:
+        """Overridden by subclasses (the legacy subclass style); called by fusion() and execute()."""
+
+    def schedule(self) -> None:
+        """nvFuser's manual scheduling hook; hfuse schedules by itself and never calls it."""
+
+    # recording
+    def _error(self, message: str) -> DefinitionError:
+        return DefinitionError(message, loc=self._loc)
+
+    def _record(self, record: Record) -> None:
+        limit = settings.MAX_OPS.as_int()
+        if len(self._records) >= limit:
+            raise LimitError(
+                f"the definition records more than {limit} calls; raise {settings.MAX_OPS.env} to allow more"
+            )
+        self._records.append(record)
+        self._cache.clear()
+        self._recent = None
+
+    def _name(self, prefix: str) -> str:
+        self._counts[prefix] += 1
+        return f"{prefix}{self._counts[prefix] - 1}"
+
+    def _new_tensor(self, ndim: int) -> Tensor:
+        return Tensor(self, self._name("T"), ndim)
+
+    def _new_scalar(self) -> Scalar:
+        return Scalar(self, self._name("S"))
+
+    def _vector(self, entries: tuple[int | Scalar, ...]) -> Vector:
+        return Vector(self, self._name("V"), entries)
+
+    def _constant(self, value: Any, dtype: DataType | None, like: Tensor | None = None) -> Scalar:
+        if dtype is not None:
+            value = coerce(value, dtype, "define_scalar")
+        out = self._new_scalar()
+        self._record(Constant(out, value, dtype, like, self._loc))
+        return out
+
+    def _extent(self, tensor: Tensor, dim: int) -> Scalar:
+        out = self._new_scalar()
+        self._record(Extent(out, tensor, dim, self._loc))
+        return out
+
+    def _call(self, op: Op, inputs: tuple[Handle, ...], attrs: dict[str, Any], ranks: list[int | None]):
+        outputs = tuple(self._new_scalar() if rank is None else self._new_tensor(rank) for rank in ranks)
+        self._record(Call(op, inputs, tuple(sorted(attrs.items())), outputs, self._loc))
+        return outputs
+
+    # inputs
+    def define_tensor(self, *args: Any, **kwargs: Any) -> Tensor:
+        """define_tensor(shape, contiguity=None, dtype=DataType.Float, is_cpu=False, stride_order=None), or
+        define_tensor(sizes, strides, dtype=DataType.Float, static_sizes=False, is_cpu=False).
+
+        Old spellings: symbolic_sizes= for shape=, contiguous= for contiguity=."""
+        renames = legacy.KEYWORD_RENAMES["define_tensor"]
+        form = legacy.define_tensor_form(args, kwargs)
+        bound = legacy.bind_call("fd.define_tensor", form, args, kwargs, renames, self._loc)
+        dtype = self._dtype(bound["dtype"], "fd.define_tensor")
+        is_cpu = bool(bound["is_cpu"])
+        if form is legacy.tensor_by_strides:
+            spec = self._spec_from_strides(
+                bound["sizes"], bound["strides"], dtype, bool(bound["static_sizes"]), is_cpu
+            )
+        else:
+            spec = self._spec_from_shape(
+                bound["shape"], bound["contiguity"], dtype, is_cpu, bound["stride_order"]
+            )
+        out = self._new_tensor(len(spec.shape))
+        self._record(TensorInput(out, spec, self._loc))
+        return out
+
+    def _dtype(self, dtype: Any, where: str) -> DataType:
+        if not isinstance(dtype, DataType) or dtype is DataType.Null:
+            raise self._error(f"{where}: dtype must be a DataType such as DataType.Float, got {dtype!r}")
+        return dtype
+
+    def _check_rank(self, rank: int, where: str) -> None:
+        limit = settings.MAX_RANK.as_int()
+        if rank > limit:
+            raise LimitError(
+                f"{where}: rank {rank} exceeds the highest rank {limit}; raise {settings.MAX_RANK.env}"
+            )
+
+    def _spec_from_shape(self, shape, contiguity, dtype, is_cpu, stride_order) -> TensorSpec:
+        where = "fd.define_tensor"
+        if not legacy.is_int_list(shape) or any(s < -1 for s in shape):
+            raise self._error(
+                f"{where}: shape must be a list of extents >= -1 (-1 = symbolic), got {shape!r}"
+            )
+        rank = len(shape)
+        self._check_rank(rank, where)
+        if contiguity is None or isinstance(contiguity, bool):
+            flag = bool(contiguity)
+            contiguity = [None if extent == 1 else flag for extent in shape]
+        if not legacy.is_contiguity_list(contiguity) or len(contiguity) != rank:
+            raise self._error(
+                f"{where}: contiguity must be one True/False/None per dim ({rank} for shape {list(shape)}) "
+                f"or a single bool, got {contiguity!r}"
+            )
+        order = tuple(stride_order or ())
+        if order and (not legacy.is_int_list(order) or sorted(order) != list(range(rank))):
+            raise self._error(f"{where}: stride_order {list(order)} is not a permutation of 0..{rank - 1}")
+        return TensorSpec(tuple(shape), dtype, tuple(contiguity), order, is_cpu)
+
+    def _spec_from_strides(self, sizes, strides, dtype, static_sizes, is_cpu) -> TensorSpec:
+        from hfuse.frontend.layout import layout_of
+
+        where = "fd.define_tensor"
+        if not legacy.is_int_list(sizes) or not legacy.is_int_list(strides) or len(sizes) != len(strides):
+            raise self._error(
+                f"{where}: sizes and strides must be lists of whole numbers of one length, "
+                f"got {sizes!r} and {strides!r}"
+            )
+        self._check_rank(len(sizes), where)
+        contiguity, stride_order = layout_of(sizes, strides)
+        shape = tuple(sizes) if static_sizes else tuple(1 if s == 1 else -1 for s in sizes)
+        return TensorSpec(
+            shape, dtype, tuple(contiguity), tuple(stride_order), is_cpu, tuple(sizes), tuple(strides)
+        )
+
+    def from_pytorch(self, tensor: torch.Tensor, static_sizes: bool = False) -> Tensor:
+        """A tensor input shaped and laid out like `tensor`."""
+        if not isinstance(tensor, torch.Tensor):
+            raise self._error(f"fd.from_pytorch: expected a torch tensor, got {type(tensor).__name__}")
+        try:
+            dtype = DataType.from_torch(tensor.dtype)
+        except ValueError as err:
+            raise self._error(f"fd.from_pytorch: {err}") from None
+        is_cpu = tensor.device.type == "cpu" and tensor.dim() == 0
+        return self.define_tensor(
+            sizes=list(tensor.shape),
+            strides=list(tensor.stride()),
+            dtype=dtype,
+            static_sizes=static_sizes,
+            is_cpu=is_cpu,
+        )
+
+    def define_scalar(self, *args: Any, **kwargs: Any) -> Scalar:
+        """define_scalar(value, dtype=None): a constant; define_scalar(None, dtype) or
+        define_scalar(dtype=DataType.Double): a symbolic scalar input."""
+        if args and isinstance(args[0], DataType):
+            args = (None, *args)
+        bound = legacy.bind_call("fd.define_scalar", legacy.scalar_form, args, kwargs, loc=self._loc)
+        value, dtype = bound["value"], bound["dtype"]
+        if value is None:
+            dtype = self._dtype(DataType.Double if dtype is None else dtype, "fd.define_scalar")
+            out = self._new_scalar()
+            self._record(ScalarInput(out, dtype, self._loc))
+            return out
+        if not isinstance(value, NUMBER_TYPES):
+            raise self._error(f"fd.define_scalar: value must be a Python number or None, got {value!r}")
+        return self._constant(
+            value, python_dtype(value) if dtype is None else self._dtype(dtype, "fd.define_scalar")
+        )
+
+    def define_constant(self, value: Any, dtype: DataType | None = None) -> Scalar:
+        """The pre-2023 name of define_scalar(value)."""
+        return self.define_scalar(value, dtype)
+
+    def define_vector(self, values: Any, dtype: DataType = DataType.Int) -> Vector:
+        """define_vector(size): `size` symbolic Int inputs; define_vector([ints and Scalars], dtype)."""
+        if legacy.is_int(values):
+            return self._vector(tuple(self.define_scalar(None, dtype) for _ in range(values)))
+        return self._vector(self.ops._extents(values, "define_vector", "values"))
+
+    # outputs
+    def add_output(
+        self,
+        value: Tensor | Scalar,
+        stride_order: Sequence[int] | None = None,
+        *,
+        alias_input: Tensor | None = None,
+    ) -> None:
+        if isinstance(stride_order, Tensor):  # add_output(t, alias_input) written positionally
+            stride_order, alias_input = None, stride_order
+        if not isinstance(value, Tensor | Scalar) or value.fd is not self:
+            raise self._error(f"fd.add_output: expected a Tensor or Scalar of this definition, got {value!r}")
+        if alias_input is not None and not isinstance(alias_input, Tensor):
+            raise self._error(f"fd.add_output: alias_input must be an input Tensor, got {alias_input!r}")
+        order = None
+        if stride_order:
+            if not isinstance(value, Tensor) or not legacy.is_int_list(stride_order):
+                raise self._error(
+                    f"fd.add_output: stride_order must be a list of dims of a Tensor, got {stride_order!r}"
+                )
+            order = tuple(stride_order)
+        self._record(OutputRecord(value, alias_input, order, self._loc))
+
+    # building and running
+    def _ensure_defined(self) -> None:
+        if not self._records and type(self).definition is not FusionDefinition.definition:
+            with self:
+                self.definition()
+        if not any(isinstance(r, OutputRecord) for r in self._records):
+            raise DefinitionError("the definition has no outputs; add one with fd.add_output(tensor)")
+
+    def fusion(self, inputs: Sequence[Any] | None = None) -> Fusion:
+        """The Fusion for these inputs (their extents and strides), built once per input signature."""
+        self._ensure_defined()
+        key = signature(self._records, inputs)
+        if key not in self._cache:
+            self._cache[key] = build(self._records, inputs)
+        fusion = self._cache[key]
+        scalars = zip(fusion.inputs, inputs or (), strict=False)
+        self._recent = (fusion, {name: value for name, value in scalars if isinstance(value, NUMBER_TYPES)})
+        return fusion
+
+    def execute(
+        self,
+        inputs: Sequence[Any] | None = None,
+        *,
+        device: Any = None,
+        profile: bool = False,
+        alias_outputs: bool = True,
+        backend: str = "hfuse",
+        **nvfuser_keywords: Any,
+    ) -> list[torch.Tensor]:
+        """Run the fusion. backend="eager" evaluates it op by op with torch; any other backend is
+        compiled and launched by hfuse.runtime. `device` and nvFuser's debugging keywords are accepted
+        and change nothing."""
+        unknown = sorted(set(nvfuser_keywords) - IGNORED_EXECUTE_KEYWORDS)
+        if unknown:
+            raise HfuseError(
+                f"fd.execute: unknown keyword {', '.join(unknown)}; it takes inputs, device, profile, "
+                f"alias_outputs, backend and nvFuser's {', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
+            )
+        inputs = list(inputs or [])
+        fusion = self.fusion(inputs)
+        if backend == "eager":
+            from hfuse.reference import evaluate
+
+            self._last = LastRun(backend, fusion, None, None)
+            return evaluate(fusion, inputs)
+        from hfuse.runtime import execute
+
+        outputs, fusion_profile, compiled = execute(
+            fusion, inputs, backend=backend, alias_outputs=alias_outputs, profile=profile
+        )
+        self._last = LastRun(backend, fusion, fusion_profile if profile else None, compiled)
+        return outputs
+
+    def _last_compiled(self, what: str) -> Any:
+        if self._last is None or self._last.compiled is None:
+            raise HfuseError(
+                f"fd.{what}(): no compiled run yet; call fd.execute(inputs) with the hfuse backend first"
+            )
+        return self._last.compiled
+
+    def profile(self) -> Any:
+        """The FusionProfile of the last execute(..., profile=True)."""
+        if self._last is None or self._last.profile is None:
+            raise HfuseError("fd.profile(): no profile recorded; call fd.execute(inputs, profile=True) first")
+        return self._last.profile
+
+    def last_triton_code(self) -> str:
+        """The Triton source of every kernel of the last compiled run."""
+        return "\n\n".join(kernel.source for kernel in self._last_compiled("last_triton_code").kernels)
+
+    def segmentation(self) -> Any:
+        """How the last compiled run cut the fusion into kernels."""
+        return self._last_compiled("segmentation").segmentation
+
+    def validate(
+        self,
+        inputs: Sequence[Any],
+        reference_outputs: Sequence[torch.Tensor] | None = None,
+        **execute_keywords: Any,
+    ) -> None:
+        """Run the fusion and compare its outputs with `reference_outputs` (default: the torch reference)."""
+        outputs = self.execute(inputs, **execute_keywords)
+        if reference_outputs is None:
+            from hfuse.reference import evaluate
+
+            reference_outputs = evaluate(self.fusion(list(inputs)), list(inputs))
+        if len(outputs) != len(reference_outputs):
+            raise ValidationError(
+                f"fd.validate: {len(outputs)} outputs but {len(reference_outputs)} reference outputs"
+            )
+        for index, (got, expected) in enumerate(zip(outputs, reference_outputs, strict=True)):
+            try:
+                torch.testing.assert_close(got, expected, equal_nan=True, check_device=False)
+            except AssertionError as err:
+                raise ValidationError(
+                    f"fd.validate: output {index} differs from the reference: {err}"
+                ) from None
+
+    # inspection
+    def fusion_ir(self, inputs: Sequence[Any] | None = None) -> str:
+        """The Fusion printed as a runnable script, for these inputs or else the last ones used."""
+        from hfuse.printer import print_fusion
+
+        if inputs is not None or self._recent is None:
+            self.fusion(inputs)
+        assert self._recent is not None
+        fusion, scalar_values = self._recent
+        return print_fusion(fusion, scalar_values=scalar_values)
+
+    def inputs(self) -> list[Tensor | Scalar]:
+        return [r.out for r in input_records(self._records)]
+
+    def outputs(self) -> list[Tensor | Scalar]:
+        return [r.value for r in self._records if isinstance(r, OutputRecord)]
+
+    def __repr__(self) -> str:
+        from hfuse.printer import print_records
+
+        return print_records(self._records)

@@ -1,0 +1,127 @@
+"""Argument forms of the nvFuser Python API across its versions, old spellings included.
+
+Each overloaded call has one template function per form; `bind_call` matches the given
+arguments to a template with Python's own rules, after renaming old keywords to new ones.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hfuse.dtypes import DataType
+from hfuse.errors import DefinitionError
+
+Loc = tuple[int, int] | None
+
+# old keyword -> new keyword, per call
+KEYWORD_RENAMES: dict[str, dict[str, str]] = {
+    "define_tensor": {"symbolic_sizes": "shape", "contiguous": "contiguity"},
+    "broadcast_in_dim": {"output_shape": "shape"},
+    "full": {"size": "shape", "arg": "fill_value"},
+    "reduction": {"axes": "dims", "dim": "dims", "axis": "dims"},
+}
+
+
+def bind_call(
+    where: str,
+    template: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: Mapping[str, Any],
+    renames: Mapping[str, str] | None = None,
+    loc: Loc = None,
+) -> dict[str, Any]:
+    """The arguments of a call as a dict keyed by the template's parameter names, defaults filled in."""
+    kwargs = dict(kwargs)
+    for old, new in (renames or {}).items():
+        if old in kwargs:
+            if new in kwargs:
+                raise DefinitionError(
+                    f"{where}: both {old}= and {new}= given; {old}= is the old name of {new}=", loc=loc
+                )
+            kwargs[new] = kwargs.pop(old)
+    signature = inspect.signature(template)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as err:
+        raise DefinitionError(f"{where}: {err}; it takes {where}{signature}", loc=loc) from None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_int_list(value: Any) -> bool:
+    return isinstance(value, list | tuple) and all(is_int(v) for v in value)
+
+
+def is_contiguity_list(value: Any) -> bool:
+    return isinstance(value, list | tuple) and all(v is None or isinstance(v, bool) for v in value)
+
+
+# define_tensor
+def tensor_by_shape(shape, contiguity=None, dtype=DataType.Float, is_cpu=False, stride_order=None):
+    """define_tensor(shape, contiguity, dtype, is_cpu, stride_order)"""
+
+
+def tensor_by_strides(sizes, strides, dtype=DataType.Float, static_sizes=False, is_cpu=False):
+    """define_tensor(sizes, strides, dtype, static_sizes, is_cpu)"""
+
+
+def define_tensor_form(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Callable[..., Any]:
+    """The sizes+strides form has a second list of whole numbers (not bools) or names sizes=/strides=."""
+    if "sizes" in kwargs or "strides" in kwargs:
+        return tensor_by_strides
+    second = args[1] if len(args) > 1 else kwargs.get("contiguity", kwargs.get("contiguous"))
+    if second is not None and is_int_list(second) and not is_contiguity_list(second):
+        return tensor_by_strides
+    return tensor_by_shape
+
+
+# define_scalar
+def scalar_form(value=None, dtype=None):
+    """define_scalar(value=None, dtype=None)"""
+
+
+# reshape and squeeze: the old forms pass the original shape before the new argument
+def reshape_new(x, new_shape):
+    """reshape(x, new_shape)"""
+
+
+def reshape_old(x, original_shape, new_shape):
+    """reshape(x, original_shape, new_shape)"""
+
+
+def squeeze_new(x, dims, squeeze_expanded=False):
+    """squeeze(x, dims, squeeze_expanded=False)"""
+
+
+def squeeze_old(x, original_shape, dims, squeeze_expanded=False):
+    """squeeze(x, original_shape, dims)"""
+
+
+def reshape_form(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Callable[..., Any]:
+    return reshape_old if "original_shape" in kwargs or len(args) == 3 else reshape_new
+
+
+def squeeze_form(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Callable[..., Any]:
+    if "original_shape" in kwargs:
+        return squeeze_old
+    third = args[2] if len(args) > 2 else None
+    return squeeze_old if isinstance(third, list | tuple) else squeeze_new
+
+
+# reductions: a DataType in second place is the "reduce everything" form
+def reduction_all(x, dtype=DataType.Null):
+    """op(x, dtype=DataType.Null)"""
+
+
+def reduction_dims(x, dims=None, keepdim=False, dtype=DataType.Null):
+    """op(x, dims, keepdim=False, dtype=DataType.Null)"""
+
+
+def reduction_form(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Callable[..., Any]:
+    return reduction_all if len(args) > 1 and isinstance(args[1], DataType) else reduction_dims

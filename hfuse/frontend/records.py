@@ -1,0 +1,93 @@
+"""What a FusionDefinition records: one entry per definition call, in call order.
+
+Records hold handles (the Tensor / Scalar objects the definition returned) and canonical
+attributes (the names of the table in hfuse/ir.py). Attributes may still hold Scalar handles
+(shape arguments) and -1 extents; binding to concrete inputs resolves them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hfuse.dtypes import DataType
+from hfuse.ir import Op
+
+if TYPE_CHECKING:
+    from hfuse.frontend.handles import Scalar, Tensor
+
+Loc = tuple[int, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class TensorSpec:
+    """A tensor input as declared. `shape` has -1 for symbolic extents and 1 for broadcast dims.
+
+    `example_shape` / `example_strides` come from the sizes+strides form (and from_pytorch): they
+    give the layout when the fusion is built without inputs.
+    """
+
+    shape: tuple[int, ...]
+    dtype: DataType
+    contiguity: tuple[bool | None, ...]  # in stride order when stride_order is given
+    stride_order: tuple[int, ...]  # () means row-major
+    is_cpu: bool = False
+    example_shape: tuple[int, ...] | None = None
+    example_strides: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TensorInput:
+    out: Tensor
+    spec: TensorSpec
+    loc: Loc = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ScalarInput:
+    """A symbolic scalar: its value comes with the inputs."""
+
+    out: Scalar
+    dtype: DataType
+    loc: Loc = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Constant:
+    """A constant scalar. With `like` set, the dtype is that tensor's (pad's default zero)."""
+
+    out: Scalar
+    value: bool | int | float | complex
+    dtype: DataType | None
+    like: Tensor | None = None
+    loc: Loc = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Extent:
+    """`size(x, dim)`: a constant Int scalar once x's shape is known."""
+
+    out: Scalar
+    tensor: Tensor
+    dim: int
+    loc: Loc = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Call:
+    op: Op
+    inputs: tuple[Tensor | Scalar, ...]
+    attrs: tuple[tuple[str, Any], ...]
+    outputs: tuple[Tensor | Scalar, ...]
+    loc: Loc = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class OutputRecord:
+    value: Tensor | Scalar
+    alias_input: Tensor | None = None
+    stride_order: tuple[int, ...] | None = None
+    loc: Loc = None
+
+
+Record = TensorInput | ScalarInput | Constant | Extent | Call | OutputRecord

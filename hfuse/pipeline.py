@@ -1,0 +1,91 @@
+"""The compile pipeline: passes -> segmentation -> one generated Triton kernel per kernel group.
+
+Every stage is kept in `Compiled` so the app can show it, with the time each stage took.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from hfuse.codegen import generate
+from hfuse.codegen.model import KernelSource
+from hfuse.ir import Fusion
+from hfuse.passes import PassResult, run_passes
+from hfuse.segment import segment
+from hfuse.segment.model import Group, SchedulerKind, Segmentation
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A fusion and every stage of its compilation."""
+
+    fusion: Fusion  # as defined
+    strategy: str
+    alias_outputs: bool
+    passes: PassResult | None  # None for the eager plan, which runs the definition as written
+    segmentation: Segmentation
+    kernels: tuple[KernelSource, ...]  # one per group that launches a kernel, in group order
+    stage_ms: dict[str, float] = field(default_factory=dict)  # passes, segment, codegen (wall time)
+    kernel_codegen_ms: tuple[float, ...] = ()  # codegen time of each kernel, as `kernels`
+
+    @property
+    def scheduled(self) -> Fusion:
+        """The fusion the segmentation's groups refer to (after the passes)."""
+        return self.passes.fusion if self.passes is not None else self.fusion
+
+    @property
+    def kernel_count(self) -> int:
+        return self.segmentation.kernel_count
+
+    def kernel_of(self, group: Group) -> KernelSource | None:
+        return next((k for k in self.kernels if k.group_id == group.id), None)
+
+
+def compile_fusion(fusion: Fusion, *, strategy: str = "hfuse", alias_outputs: bool = True) -> Compiled:
+    """Compile a fusion to Triton kernels (exported as `hfuse.compile`)."""
+    stage_ms: dict[str, float] = {}
+    # The naive strategy stands for fusion compilers without alias analysis: every output gets a kernel.
+    aliasing = alias_outputs and strategy != "naive"
+    passed = _timed(stage_ms, "passes", lambda: run_passes(fusion, alias_outputs=aliasing))
+    segmentation = _timed(
+        stage_ms, "segment", lambda: segment(passed.fusion, strategy=strategy, alias=passed.aliases)
+    )
+    timed_kernels = _timed(stage_ms, "codegen", lambda: _generate_kernels(segmentation, passed.fusion))
+    kernels = tuple(kernel for kernel, _ in timed_kernels)
+    codegen_ms = tuple(ms for _, ms in timed_kernels)
+    return Compiled(fusion, strategy, alias_outputs, passed, segmentation, kernels, stage_ms, codegen_ms)
+
+
+def compile_eager(fusion: Fusion, *, strategy: str = "eager") -> Compiled:
+    """The plan of a backend that runs the whole definition with torch: one TORCH segment, no kernels."""
+    group = Group(
+        id=0,
+        kind=SchedulerKind.TORCH,
+        exprs=fusion.exprs,
+        inputs=fusion.inputs,
+        outputs=tuple(dict.fromkeys(fusion.output_names)),
+        note=f"the {strategy} backend runs the whole definition with torch",
+    )
+    return Compiled(fusion, strategy, False, None, Segmentation(strategy, (group,), ()), ())
+
+
+def _generate_kernels(segmentation: Segmentation, fusion: Fusion) -> list[tuple[KernelSource, float]]:
+    timed = []
+    for group in segmentation.groups:
+        if group.kind.launches_kernel:
+            start = time.perf_counter()
+            kernel = generate(group, fusion)
+            timed.append((kernel, (time.perf_counter() - start) * 1e3))
+    return timed
+
+
+def _timed(stage_ms: dict[str, float], stage: str, step: Callable[[], T]) -> T:
+    start = time.perf_counter()
+    result = step()
+    stage_ms[stage] = (time.perf_counter() - start) * 1e3
+    return result

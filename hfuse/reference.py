@@ -1,0 +1,126 @@
+"""Evaluates a Fusion op by op with torch: the meaning of every op and the oracle of every test.
+
+Runs on the device of the input tensors. Every result is cast to the dtype the IR inferred for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from hfuse.dtypes import DataType
+from hfuse.errors import DefinitionError, UnsupportedError
+from hfuse.ir import Expr, Fusion, Op, Value
+from hfuse.reference_ops import OPS
+
+Number = bool | int | float | complex
+
+
+def _scalar_tensor(value: Any, dtype: DataType, device: torch.device) -> torch.Tensor:
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    return torch.tensor(value, device=device).to(dtype.torch)
+
+
+def _bind_input(value: Value, given: Any, device: torch.device) -> torch.Tensor:
+    if value.is_scalar:
+        if isinstance(given, torch.Tensor) and given.dim() != 0:
+            raise DefinitionError(
+                f"input {value.describe()} is a scalar but a tensor of shape {list(given.shape)} was given"
+            )
+        if not isinstance(given, Number | torch.Tensor):
+            raise DefinitionError(f"input {value.describe()} needs a number, got {type(given).__name__}")
+        return _scalar_tensor(given, value.dtype, device)
+    if not isinstance(given, torch.Tensor):
+        raise DefinitionError(f"input {value.describe()} needs a tensor, got {type(given).__name__}")
+    if tuple(given.shape) != value.shape:
+        raise DefinitionError(
+            f"input {value.describe()} was given a tensor of shape {list(given.shape)}; "
+            "rebuild the fusion for it"
+        )
+    if given.dtype != value.dtype.torch:
+        raise DefinitionError(
+            f"input {value.describe()} was given a tensor of dtype {given.dtype}; pass {value.dtype.torch}"
+        )
+    return given
+
+
+def _run_expr(
+    expr: Expr, env: dict[str, torch.Tensor], values: dict[str, Value], device: torch.device
+) -> None:
+    function = OPS.get(expr.op)
+    if function is None:
+        raise UnsupportedError(f"{expr}: the reference has no meaning for {expr.op.frontend_name} yet")
+    out_values = [values[name] for name in expr.outputs]
+    args = [env[name] for name in expr.inputs]
+    try:
+        results = function(args, expr.attr_dict, [v.dtype for v in out_values], device)
+    except (RuntimeError, IndexError, ZeroDivisionError) as err:
+        raise DefinitionError(
+            f"torch could not evaluate it with these inputs: {err}; check the input values", expr=str(expr)
+        ) from None
+    if isinstance(results, torch.Tensor):
+        results = (results,)
+    for value, result in zip(out_values, results, strict=True):
+        assert tuple(result.shape) == value.shape, (
+            f"{expr}: torch gave {list(result.shape)} for {value.describe()}"
+        )
+        env[value.name] = result.to(value.dtype.torch)
+
+
+def _evaluate(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Tensor]:
+    if len(inputs) != len(fusion.inputs):
+        raise DefinitionError(
+            f"the fusion takes {len(fusion.inputs)} inputs ({', '.join(fusion.inputs)}), "
+            f"{len(inputs)} were given"
+        )
+    values = fusion.value_map
+    device = next(
+        (t.device for t in inputs if isinstance(t, torch.Tensor) and t.dim() > 0), torch.device("cpu")
+    )
+    env = {
+        name: _bind_input(values[name], given, device)
+        for name, given in zip(fusion.inputs, inputs, strict=True)
+    }
+    for value in fusion.values:
+        if value.is_scalar and value.const is not None:
+            env[value.name] = _scalar_tensor(value.const, value.dtype, device)
+    for expr in fusion.exprs:
+        _run_expr(expr, env, values, device)
+    for out in fusion.outputs:
+        if out.alias_input is not None:
+            target = env[out.alias_input]
+            target.copy_(env[out.name])
+            env[out.name] = target
+    return env
+
+
+def evaluate_values(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Tensor | Number]:
+    """Every value of the fusion: tensors as torch tensors, scalars as Python numbers."""
+    env = _evaluate(fusion, inputs)
+    values = fusion.value_map
+    return {name: t.item() if values[name].is_scalar else t for name, t in env.items()}
+
+
+def evaluate(fusion: Fusion, inputs: Sequence[Any]) -> list[torch.Tensor]:
+    """The fusion's outputs in order (scalars as 0-dim tensors). An output with `alias_input` is
+    also copied into that input tensor, in place."""
+    env = _evaluate(fusion, inputs)
+    return [env[out.name] for out in fusion.outputs]
+
+
+def fold_constant(
+    op: Op, operands: Sequence[tuple[Number, DataType]], attrs: dict[str, Any], dtype: DataType
+) -> Number:
+    """The value of `op` applied to constant scalars, as a Python number of `dtype`."""
+    device = torch.device("cpu")
+    args = [_scalar_tensor(const, operand_dtype, device) for const, operand_dtype in operands]
+    try:
+        result = OPS[op](args, attrs, [dtype], device)
+    except (RuntimeError, ZeroDivisionError) as err:
+        shown = ", ".join(repr(c) for c, _ in operands)
+        raise DefinitionError(f"{op.frontend_name}({shown}) has no value: {err}") from None
+    assert isinstance(result, torch.Tensor)
+    return result.to(dtype.torch).item()

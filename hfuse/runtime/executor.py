@@ -1,0 +1,297 @@
+"""Runs a fusion: compile once per (fusion, backend, aliasing, input signature), then launch.
+
+A cached call is a dict lookup, output allocation and the launches. The first run of a plan poisons
+every kernel output (NaN, or the largest integer) and is checked against the torch reference.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import torch
+
+from hfuse import settings
+from hfuse.dtypes import DataType
+from hfuse.errors import DefinitionError, UnsupportedError
+from hfuse.ir import Fusion, Output, Value
+from hfuse.pipeline import Compiled, compile_eager, compile_fusion
+from hfuse.reference import evaluate
+from hfuse.runtime import BACKENDS, inductor
+from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
+from hfuse.runtime.kernel_cache import load_kernel
+from hfuse.runtime.profile import build_profile
+from hfuse.runtime.profile_model import FusionProfile
+from hfuse.runtime.timing import wall_ms
+from hfuse.runtime.validate import validate_outputs
+from hfuse.segment.model import Group, SchedulerKind
+
+Env = dict[str, Any]  # value name -> tensor or Python scalar
+Rerun = Callable[[], object]  # the segment's device work again, with the same arguments (for timing)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One group, ready to run: `run(env, poison)` reads its inputs from env and adds its outputs."""
+
+    group: Group
+    run: Callable[[Env, bool], Rerun | None]
+    kernel_name: str
+
+
+@dataclass(slots=True)
+class Plan:
+    """A cache entry. Mutable only in what the first run learns."""
+
+    compiled: Compiled
+    segments: tuple[Segment, ...]
+    prepare_ms: float  # compile + import of generated modules
+    validated: bool = False
+    max_abs_error: float | None = None
+    first_launch_ms: dict[int, float] = field(default_factory=dict)  # group id -> first launch (JIT) time
+    segment_bytes: tuple[tuple[int, int], ...] | None = None  # (read, written) per segment, first profile
+    fusion_bytes: tuple[int, int] = (0, 0)  # fusion inputs read, outputs written; with segment_bytes
+
+
+_PLANS: dict[tuple, Plan] = {}
+_PLANS_LOCK = threading.Lock()
+MAX_PLANS = 256  # the oldest plan is dropped beyond this (an app session may try many shapes)
+
+
+def execute(
+    fusion: Fusion,
+    inputs: Sequence[Any],
+    *,
+    backend: str = "hfuse",
+    alias_outputs: bool = True,
+    profile: bool = False,
+) -> tuple[list[torch.Tensor], FusionProfile | None, Compiled]:
+    """Run `fusion` on `inputs` (in the order the inputs were defined) and return its outputs, the
+    profile when `profile=True`, and the compiled stages."""
+    start = time.perf_counter()
+    key = (fusion, backend, alias_outputs, _signature(inputs))
+    with _PLANS_LOCK:
+        plan = _PLANS.get(key)
+    cache_hit = plan is not None
+    if plan is None:
+        plan = _prepare(fusion, inputs, backend, alias_outputs)
+        with _PLANS_LOCK:
+            _PLANS[key] = plan
+            if len(_PLANS) > MAX_PLANS:
+                del _PLANS[next(iter(_PLANS))]
+    with GPU_LOCK:
+        validating = not plan.validated
+        env, reruns = _run_segments(plan, inputs, poison=validating or settings.POISON_OUTPUTS.as_bool())
+        results = [env[out.name] for out in plan.compiled.scheduled.outputs]
+        if validating:
+            plan.max_abs_error = validate_outputs(plan.compiled, inputs, results)
+            plan.validated = True
+        _write_in_place_outputs(plan.compiled.scheduled, inputs, results)
+        host_ms = (time.perf_counter() - start) * 1e3
+        report = build_profile(plan, reruns, host_ms, cache_hit, backend) if profile else None
+    returned = [
+        r for r, out in zip(results, plan.compiled.scheduled.outputs, strict=True) if not out.alias_input
+    ]
+    return returned, report, plan.compiled
+
+
+def clear_cache() -> None:
+    """Forget every compiled plan (generated modules stay imported, keyed by their source hash)."""
+    with _PLANS_LOCK:
+        _PLANS.clear()
+
+
+def _signature(inputs: Sequence[Any]) -> tuple:
+    return tuple(
+        (x.dtype, tuple(x.shape), x.stride(), x.device.type) if isinstance(x, torch.Tensor) else type(x)
+        for x in inputs
+    )
+
+
+def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs: bool) -> Plan:
+    if backend not in BACKENDS:
+        raise UnsupportedError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    _check_inputs(fusion, inputs, kernels=backend in ("hfuse", "naive"))
+    start = time.perf_counter()
+    if backend == "inductor":
+        compiled = compile_eager(fusion, strategy="inductor")
+        segments = (_inductor_segment(compiled),)
+    elif backend == "eager":
+        compiled = compile_eager(fusion)
+        segments = (_torch_segment(compiled.scheduled, compiled.segmentation.groups[0]),)
+    else:
+        compiled = compile_fusion(fusion, strategy=backend, alias_outputs=alias_outputs)
+        segments = tuple(_segment(compiled, group) for group in compiled.segmentation.groups)
+    plan = Plan(compiled, segments, prepare_ms=(time.perf_counter() - start) * 1e3)
+    if backend == "eager":  # it is the reference: nothing to check it against
+        plan.validated, plan.max_abs_error = True, 0.0
+    return plan
+
+
+def _check_inputs(fusion: Fusion, inputs: Sequence[Any], *, kernels: bool) -> None:
+    if len(inputs) != len(fusion.inputs):
+        raise DefinitionError(
+            f"execute got {len(inputs)} inputs but the fusion defines {len(fusion.inputs)} "
+            f"({', '.join(fusion.inputs)}): pass them in the order they were defined"
+        )
+    device = run_device()
+    for index, (name, given) in enumerate(zip(fusion.inputs, inputs, strict=True)):
+        value = fusion.value(name)
+        if value.is_scalar:
+            continue
+        if not isinstance(given, torch.Tensor):
+            raise DefinitionError(f"input {index} ({name}) must be a tensor, got {type(given).__name__}")
+        if tuple(given.shape) != value.shape or given.dtype != value.dtype.torch:
+            raise DefinitionError(
+                f"input {index} ({name}) is {given.dtype}{list(given.shape)} but the fusion was built for "
+                f"{value.dtype.torch}{list(value.shape)}: rebuild the fusion for these inputs"
+            )
+        if kernels and not _same_layout(given, value):
+            raise DefinitionError(
+                f"input {index} ({name}) has strides {list(given.stride())} but the fusion was built for "
+                f"{list(value.strides)}: rebuild the fusion for these inputs"
+            )
+        if kernels and given.device.type != device.type:
+            raise UnsupportedError(
+                f"input {index} ({name}) is on {given.device} but kernels run on {device}: "
+                f"move the inputs with .to('{device.type}')"
+            )
+
+
+def _same_layout(tensor: torch.Tensor, value: Value) -> bool:
+    """Strides agree wherever they matter (a dim of extent 1 has no stride to speak of)."""
+    return all(n == 1 or a == b for n, a, b in zip(value.shape, tensor.stride(), value.strides, strict=True))
+
+
+def _segment(compiled: Compiled, group: Group) -> Segment:
+    if group.kind is SchedulerKind.ALIAS:
+        return _alias_segment(compiled, group)
+    if group.kind is SchedulerKind.TORCH:
+        return _torch_segment(compiled.scheduled, group)
+    return _kernel_segment(compiled, group)
+
+
+def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
+    kernel = compiled.kernel_of(group)
+    assert kernel is not None, f"group {group.id} launches a kernel but has no generated source"
+    module = load_kernel(kernel)
+    outputs = [compiled.scheduled.value(name) for name in kernel.outputs]
+
+    def run(env: Env, poison: bool) -> Rerun:
+        buffers = [_allocate(value, poison) for value in outputs]
+        args = [_launch_arg(env[name]) for name in kernel.inputs] + buffers
+
+        def relaunch() -> object:
+            return module.launch(*args)
+
+        relaunch()
+        env.update(zip(kernel.outputs, buffers, strict=True))
+        return relaunch
+
+    return Segment(group, run, kernel.name)
+
+
+def _torch_segment(fusion: Fusion, group: Group) -> Segment:
+    part = _subfusion(fusion, group)
+
+    def run(env: Env, poison: bool) -> Rerun:
+        args = [env[name] for name in part.inputs]
+
+        def rerun() -> list[torch.Tensor]:
+            return evaluate(part, args)
+
+        env.update(zip(part.output_names, rerun(), strict=True))
+        return rerun
+
+    return Segment(group, run, group.name)
+
+
+def _inductor_segment(compiled: Compiled) -> Segment:
+    group = compiled.segmentation.groups[0]
+    fusion = compiled.fusion
+    compiled_fn = inductor.compile_with_inductor(fusion)
+
+    def run(env: Env, poison: bool) -> Rerun:
+        args = [env[name] for name in fusion.inputs]
+
+        def rerun() -> object:
+            return compiled_fn(*args)
+
+        env.update(zip(fusion.output_names, rerun(), strict=True))
+        return rerun
+
+    return Segment(group, run, "inductor")
+
+
+def _alias_segment(compiled: Compiled, group: Group) -> Segment:
+    """Outputs that are strided views of an input: no kernel, only `as_strided` with the offset, shape
+    and strides the alias analysis found."""
+    views = [alias for alias in compiled.segmentation.aliases if alias.output in group.outputs]
+    assert {v.output for v in views} == set(group.outputs), f"group {group.id} has outputs without alias info"
+
+    def run(env: Env, poison: bool) -> None:
+        for view in views:
+            base = env[view.input]
+            env[view.output] = base.as_strided(view.shape, view.strides, base.storage_offset() + view.offset)
+        return None
+
+    return Segment(group, run, group.name)
+
+
+def _subfusion(fusion: Fusion, group: Group) -> Fusion:
+    values = fusion.value_map
+    inputs = tuple(n for n in group.inputs if not (values[n].is_scalar and values[n].const is not None))
+    outputs = tuple(Output(name) for name in dict.fromkeys(group.outputs))
+    return Fusion(fusion.values, inputs, group.exprs, outputs)
+
+
+def _launch_arg(value: Any) -> Any:
+    if isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type == "cpu":
+        return value.item()  # a CPU scalar tensor reaches the kernel as a Python number
+    return value
+
+
+def _allocate(value: Value, poison: bool) -> torch.Tensor:
+    buffer = torch.empty_strided(value.shape, value.strides, dtype=value.dtype.torch, device=run_device())
+    if poison:
+        buffer.fill_(_poison_value(value.dtype))
+    return buffer
+
+
+def _poison_value(dtype: DataType) -> float | int | bool:
+    if dtype.is_float or dtype.is_complex:
+        return float("nan")
+    if dtype is DataType.Bool:
+        return True
+    return torch.iinfo(dtype.torch).max
+
+
+def _run_segments(plan: Plan, inputs: Sequence[Any], *, poison: bool) -> tuple[Env, list[Rerun | None]]:
+    fusion = plan.compiled.scheduled
+    env: Env = dict(zip(fusion.inputs, inputs, strict=True))
+    env.update((v.name, v.const) for v in fusion.values if v.is_scalar and v.const is not None)
+    reruns = []
+    for segment in plan.segments:
+        first_launch = segment.group.id not in plan.first_launch_ms and segment.group.kind.launches_kernel
+        if first_launch and has_cuda():
+            # The first launch of a Triton kernel JIT-compiles it: its time is compile time.
+            rerun, plan.first_launch_ms[segment.group.id] = wall_ms(partial(segment.run, env, poison))
+        else:
+            rerun = segment.run(env, poison)
+            plan.first_launch_ms.setdefault(segment.group.id, 0.0)
+        reruns.append(rerun)
+    return env, reruns
+
+
+def _write_in_place_outputs(fusion: Fusion, inputs: Sequence[Any], results: list[torch.Tensor]) -> None:
+    """Outputs added with `alias_input` are written into that input, as nvFuser does, and not returned."""
+    positions = {name: i for i, name in enumerate(fusion.inputs)}
+    for out, result in zip(fusion.outputs, results, strict=True):
+        if out.alias_input is not None:
+            target = inputs[positions[out.alias_input]]
+            if target.data_ptr() != result.data_ptr():
+                target.copy_(result)

@@ -1,0 +1,64 @@
+"""The first run of every plan is checked against the torch reference, output by output."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from hfuse.errors import ValidationError
+from hfuse.ir import Family, Fusion
+from hfuse.pipeline import Compiled
+from hfuse.reference import evaluate
+from hfuse.segment.model import Group
+from hfuse.tolerance import compare
+
+
+def validate_outputs(compiled: Compiled, inputs: Sequence[Any], results: Sequence[torch.Tensor]) -> float:
+    """The largest absolute error over all outputs; ValidationError naming the output, the segment that
+    wrote it and the error where one is outside its dtype's tolerance."""
+    fusion = compiled.scheduled
+    expected = evaluate(compiled.fusion, list(inputs))
+    producers = {name: group for group in compiled.segmentation.groups for name in group.outputs}
+    worst = 0.0
+    for out, actual, wanted in zip(fusion.outputs, results, expected, strict=True):
+        value = fusion.value(out.name)
+        comparison = compare(actual, wanted, value.dtype, reduction_size(fusion, out.name))
+        if not comparison.ok:
+            writer = _writer(compiled, producers.get(out.name))
+            raise ValidationError(
+                f"output {out.name} ({value.describe()}), written by {writer}, "
+                f"differs from the torch reference: {comparison.message}. This is a bug in hfuse's "
+                "generated code: report it with the fusion definition; backend='eager' runs it correctly"
+            )
+        worst = max(worst, comparison.max_abs_error)
+    return worst
+
+
+def reduction_size(fusion: Fusion, name: str) -> int:
+    """The most elements any one result element of `name` sums up on its way (widens float tolerances)."""
+    producers = {out: expr for expr in fusion.exprs for out in expr.outputs}
+    largest, seen, stack = 1, set(), [name]
+    while stack:
+        expr = producers.get(stack.pop())
+        if expr is None or expr in seen:
+            continue
+        seen.add(expr)
+        shape = fusion.value(expr.inputs[0]).shape if expr.inputs else ()
+        if expr.op.family in (Family.REDUCTION, Family.VAR):
+            largest = max(largest, math.prod(shape[d] for d in expr.attr("dims", ())))
+        elif expr.op.family in (Family.SCAN, Family.MATMUL) and shape:
+            largest = max(largest, shape[expr.attr("dim", -1)])
+        stack.extend(expr.inputs)
+    return largest
+
+
+def _writer(compiled: Compiled, group: Group | None) -> str:
+    if group is None:
+        return "no segment (it is an input)"
+    kernel = compiled.kernel_of(group)
+    if kernel is not None:
+        return f"kernel {kernel.name} (segment {group.id})"
+    return f"segment {group.id} ({group.kind.value}, no kernel)"

@@ -1,0 +1,153 @@
+"""Segmentation: which exprs each kernel computes, and why the kernels are cut where they are.
+
+`segment` starts from one group per expr (aliased outputs in one ALIAS group), then merges:
+vertically along edges, same-space groups into one kernel, the rest into shared launches. The
+`naive` strategy only merges along single-reader chains without reductions and never horizontally:
+one kernel per op chain, as fusion compilers once did for the QKV split.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from hfuse.errors import UnsupportedError
+from hfuse.ir import Expr, Fusion
+from hfuse.segment.graph import GroupGraph, make_group
+from hfuse.segment.legality import Verdict, can_fuse, can_share_launch, fuse_verdict
+from hfuse.segment.merge import Merger, is_chain_link
+from hfuse.segment.model import (
+    AliasInfo,
+    Boundary,
+    Group,
+    IterSpace,
+    RefusedMerge,
+    SchedulerKind,
+    Segmentation,
+)
+
+if TYPE_CHECKING:
+    from hfuse.passes import PassResult
+
+STRATEGIES = ("hfuse", "naive")
+
+
+def segment(fusion: Fusion, *, strategy: str = "hfuse", alias: Sequence[AliasInfo] = ()) -> Segmentation:
+    """Cuts `fusion` into groups. `alias` lists the outputs served as views of inputs (from the alias
+    pass); the naive strategy ignores it and computes every output with a kernel."""
+    if strategy not in STRATEGIES:
+        raise UnsupportedError(
+            f"segmentation strategy {strategy!r} is unknown; use one of {', '.join(STRATEGIES)}"
+        )
+    aliases = tuple(alias) if strategy == "hfuse" else ()
+    alias_exprs = _alias_exprs(fusion, aliases)
+    groups: list[Group] = []
+    if aliases:
+        inputs = tuple(dict.fromkeys(a.input for a in aliases))
+        outputs = tuple(a.output for a in aliases)
+        note = "outputs are strided views of inputs: no data moves"
+        groups.append(Group(0, SchedulerKind.ALIAS, tuple(alias_exprs), inputs, outputs, note=note))
+    rest = [e for e in fusion.exprs if e not in alias_exprs]
+    groups += [make_group(len(groups) + i, [e], fusion) for i, e in enumerate(rest)]
+    merger = Merger(groups, fusion)
+    if strategy == "naive":
+        merger.vertical(allowed=is_chain_link)
+    else:
+        while merger.vertical() | merger.same_space():
+            pass
+        merger.horizontal()
+    return _finish(merger.groups, fusion, strategy, aliases)
+
+
+def segment_fusion(
+    fusion: Fusion, strategy: str = "hfuse", alias_outputs: bool = True
+) -> tuple[PassResult, Segmentation]:
+    """Runs the passes, then segments their result."""
+    from hfuse.passes import run_passes  # the passes import this package's model
+
+    passes = run_passes(fusion, alias_outputs=alias_outputs and strategy == "hfuse")
+    return passes, segment(passes.final, strategy=strategy, alias=passes.aliases)
+
+
+def _alias_exprs(fusion: Fusion, aliases: Sequence[AliasInfo]) -> list[Expr]:
+    """The view exprs that compute the aliased outputs (the alias pass made them private to those)."""
+    producers = {name: e for e in fusion.exprs for name in e.outputs}
+    chain: set[Expr] = set()
+    stack = [a.output for a in aliases]
+    while stack:
+        expr = producers.get(stack.pop())
+        if expr is not None and expr not in chain:
+            chain.add(expr)
+            stack.extend(expr.inputs)
+    return [e for e in fusion.exprs if e in chain]
+
+
+def _finish(
+    groups: list[Group], fusion: Fusion, strategy: str, aliases: tuple[AliasInfo, ...]
+) -> Segmentation:
+    order = GroupGraph(groups, fusion).execution_order()
+    new_id = {g.id: i for i, g in enumerate(order)}
+    next_branch_id = len(order)
+    final = []
+    for g in order:
+        branches = []
+        for branch in g.branches:
+            branches.append(dataclasses.replace(branch, id=next_branch_id))
+            next_branch_id += 1
+        final.append(dataclasses.replace(g, id=new_id[g.id], branches=tuple(branches)))
+    graph = GroupGraph(final, fusion)
+    boundaries, refused = [], {}
+    for consumer in final:
+        for tensor in consumer.inputs:
+            producer_id = graph.owner.get(tensor)
+            if producer_id is None:
+                continue
+            producer = graph.groups[producer_id]
+            reason = _boundary_reason(producer, consumer, tensor, final, fusion, strategy)
+            boundaries.append(Boundary(producer.id, consumer.id, tensor, reason))
+            refused.setdefault((producer.id, consumer.id), reason)
+    return Segmentation(
+        strategy,
+        tuple(final),
+        tuple(boundaries),
+        tuple(RefusedMerge(a, b, reason) for (a, b), reason in refused.items()),
+        aliases,
+    )
+
+
+def _boundary_reason(
+    producer: Group, consumer: Group, tensor: str, groups: list[Group], fusion: Fusion, strategy: str
+) -> str:
+    writer = next((b for b in producer.branches if tensor in b.outputs), producer)
+    reader = next((b for b in consumer.branches if tensor in b.inputs), consumer)
+    others = [g for g in groups if g.id not in (producer.id, consumer.id)]
+    verdict = fuse_verdict(writer, reader, fusion, GroupGraph([writer, reader, *others], fusion))
+    if not verdict.ok:
+        return verdict.reason
+    if strategy == "naive":
+        return (
+            "the naive strategy gives every op chain its own kernel; hfuse would merge these "
+            f"({verdict.reason})"
+        )
+    return (
+        f"{tensor} goes through global memory: the merge order kept groups {producer.id} and "
+        f"{consumer.id} apart"
+    )
+
+
+__all__ = [
+    "STRATEGIES",
+    "AliasInfo",
+    "Boundary",
+    "Group",
+    "IterSpace",
+    "RefusedMerge",
+    "SchedulerKind",
+    "Segmentation",
+    "Verdict",
+    "can_fuse",
+    "can_share_launch",
+    "segment",
+    "segment_fusion",
+]

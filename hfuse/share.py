@@ -1,0 +1,184 @@
+"""Shareable links: a definition travels in the URL, or under a short id in an embedded SQLite store.
+
+Link format, version 1 (query parameters):
+- `f`: the definition text, UTF-8, zlib-compressed at level 9, base64url-encoded without padding;
+- `s`: instead of `f`, the id of a text stored with `ShortLinkStore.put` (a content hash);
+- `v`: the format version, "1";
+- any other parameter is a view option, passed through untouched.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+import sqlite3
+import time
+import urllib.parse
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hfuse import settings
+from hfuse.errors import LimitError, LinkError
+
+FORMAT_VERSION = "1"
+DEFINITION_PARAM = "f"
+SHORT_PARAM = "s"
+VERSION_PARAM = "v"
+RESERVED_PARAMS = (DEFINITION_PARAM, SHORT_PARAM, VERSION_PARAM)
+LONG_LINK_BYTES = 8192  # proxies commonly reject longer request lines: offer a short link beyond this
+SHORT_ID_LENGTH = 12
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
+_SHORT_ID = re.compile(rf"[A-Za-z0-9_-]{{{SHORT_ID_LENGTH}}}")
+
+
+def encode_definition(text: str) -> str:
+    return base64.urlsafe_b64encode(zlib.compress(text.encode("utf-8"), 9)).rstrip(b"=").decode("ascii")
+
+
+def decode_definition(token: str) -> str:
+    """The text inside an `f=` parameter. Raises LinkError for anything that is not one."""
+    damaged = "the link's definition (f=) is damaged"
+    if not _BASE64URL.fullmatch(token) or len(token) % 4 == 1:
+        raise LinkError(
+            f"{damaged}: it is not base64url text. Ask for the link again, or paste the definition."
+        )
+    try:
+        compressed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except (binascii.Error, ValueError):
+        raise LinkError(f"{damaged}: it is not base64url text. Ask for the link again.") from None
+    limit = settings.MAX_SCRIPT_CHARS.as_int() * 4  # UTF-8 needs at most 4 bytes a character
+    inflater = zlib.decompressobj()
+    try:
+        raw = inflater.decompress(compressed, limit)
+    except zlib.error:
+        raise LinkError(f"{damaged}: it does not decompress (cut short?). Ask for the link again.") from None
+    if inflater.unconsumed_tail:
+        raise LimitError(
+            f"the link's definition is longer than {settings.MAX_SCRIPT_CHARS.env}="
+            f"{settings.MAX_SCRIPT_CHARS.raw()} characters; raise that setting to open it"
+        )
+    if not inflater.eof:
+        raise LinkError(f"{damaged}: it is cut short. Copy the whole link and try again.")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LinkError(f"{damaged}: it is not UTF-8 text. Ask for the link again.") from None
+
+
+def short_id(text: str) -> str:
+    """The content hash a text is stored under: the same text always gets the same id."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")[:SHORT_ID_LENGTH]
+
+
+class ShortLinkStore:
+    """Texts under their content hash in one SQLite file (WAL mode; inserts are atomic and idempotent)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS links"
+            " (id TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL NOT NULL)"
+        )
+        return connection
+
+    def put(self, text: str) -> str:
+        limit = settings.MAX_SCRIPT_CHARS.as_int()
+        if len(text) > limit:
+            raise LimitError(
+                f"the definition has {len(text)} characters; short links hold up to "
+                f"{settings.MAX_SCRIPT_CHARS.env}={limit}"
+            )
+        link_id = short_id(text)
+        connection = self._connect()
+        try:
+            connection.execute(
+                "INSERT OR IGNORE INTO links (id, text, created) VALUES (?, ?, ?)",
+                (link_id, text, time.time()),
+            )
+            (stored,) = connection.execute("SELECT text FROM links WHERE id = ?", (link_id,)).fetchone()
+        finally:
+            connection.close()
+        if stored != text:
+            raise LinkError(f"short id {link_id} already holds another text; share this one with a long link")
+        return link_id
+
+    def get(self, link_id: str) -> str | None:
+        if not _SHORT_ID.fullmatch(link_id):
+            return None
+        if not self.path.exists():
+            return None
+        connection = self._connect()
+        try:
+            row = connection.execute("SELECT text FROM links WHERE id = ?", (link_id,)).fetchone()
+        finally:
+            connection.close()
+        return None if row is None else row[0]
+
+
+def default_store() -> ShortLinkStore:
+    return ShortLinkStore(settings.LINK_DB.as_path())
+
+
+@dataclass(frozen=True, slots=True)
+class LinkState:
+    """What a link reproduces: the definition text, its short id if it came by one, and view options."""
+
+    text: str
+    short_id: str | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
+
+
+def link_params(
+    text: str, options: Mapping[str, str] | None = None, short: str | None = None
+) -> dict[str, str]:
+    """The query parameters of a link to `text`; by its short id when `short` is the id of this text."""
+    params = {SHORT_PARAM: short} if short is not None else {DEFINITION_PARAM: encode_definition(text)}
+    params[VERSION_PARAM] = FORMAT_VERSION
+    params.update({k: v for k, v in (options or {}).items() if k not in RESERVED_PARAMS})
+    return params
+
+
+def link_query(params: Mapping[str, str]) -> str:
+    return urllib.parse.urlencode(params, safe="")
+
+
+def is_long(params: Mapping[str, str]) -> bool:
+    return len(link_query(params)) > LONG_LINK_BYTES
+
+
+def read_link(params: Mapping[str, str], store: ShortLinkStore | None = None) -> LinkState | None:
+    """The state a link's query parameters describe; None when they hold no definition.
+
+    Raises LinkError for a damaged `f`, an unknown `s`, or a version this code does not read.
+    """
+    options = {k: v for k, v in params.items() if k not in RESERVED_PARAMS}
+    if DEFINITION_PARAM not in params and SHORT_PARAM not in params:
+        return None
+    version = params.get(VERSION_PARAM, FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise LinkError(
+            f"the link has format version v={version!r}; this hfuse reads v={FORMAT_VERSION}. "
+            "Open it with the hfuse that made it, or ask for the definition text."
+        )
+    if DEFINITION_PARAM in params and SHORT_PARAM in params:
+        raise LinkError("the link has both f= and s=; keep one of them")
+    if DEFINITION_PARAM in params:
+        return LinkState(decode_definition(params[DEFINITION_PARAM]), None, options)
+    link_id = params[SHORT_PARAM]
+    text = (store or default_store()).get(link_id)
+    if text is None:
+        raise LinkError(
+            f"short link s={link_id[:40]!r} is not known on this server (the store was reset, or the id "
+            "was mistyped). Ask for a long link."
+        )
+    return LinkState(text, link_id, options)

@@ -1,0 +1,375 @@
+"""Graphviz diagrams of a fusion: the IR, its segmentation into kernels, two segmentations side by side.
+
+Every diagram is a `graphviz.Digraph` built with the `graphviz` package (never hand-written DOT,
+because invalid DOT renders as nothing in the browser). Labels are plain graphviz strings whose
+parts are escaped, so text from a definition cannot change the graph's structure.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import graphviz
+
+from hfuse import settings
+from hfuse.dtypes import DataType
+from hfuse.errors import LimitError
+from hfuse.ir import Expr, Fusion, Value
+from hfuse.segment.model import Group, SchedulerKind, Segmentation
+
+KIND_COLORS = {
+    SchedulerKind.ALIAS: ("#eeeeee", "#9e9e9e"),
+    SchedulerKind.POINTWISE: ("#dcecff", "#3b7dd8"),
+    SchedulerKind.TRANSPOSE: ("#ece1ff", "#7b4fd0"),
+    SchedulerKind.REDUCTION: ("#ffe9c7", "#d98b00"),
+    SchedulerKind.NORMALIZATION: ("#ffe0e0", "#c94040"),
+    SchedulerKind.TORCH: ("#ddf3dd", "#3d9a3d"),
+    SchedulerKind.HORIZONTAL: ("#fff6c2", "#b39400"),
+}
+INPUT_FILL = "#e8f4ea"
+OUTPUT_FILL = "#fdf0e6"
+CROSSING_COLOR = "#d62728"
+ATTR_TEXT_LIMIT = 48
+FONT = "Helvetica"
+
+
+def format_bytes(count: int) -> str:
+    """Decimal units, as bandwidth figures are quoted (1 MB = 1e6 bytes)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} B"
+
+
+def _label(*lines: str) -> str:
+    return "\\n".join(graphviz.escape(line) for line in lines)
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= ATTR_TEXT_LIMIT else text[: ATTR_TEXT_LIMIT - 3] + "..."
+
+
+def _value_lines(value: Value) -> list[str]:
+    if value.is_scalar:
+        return [f"{value.name}: {value.dtype.name} scalar"]
+    lines = [value.name, f"{value.dtype.name}[{', '.join(str(n) for n in value.shape)}]"]
+    if not value.is_contiguous:
+        lines.append(_shorten(f"strides {list(value.strides)}"))
+    return lines
+
+
+def _attr_text(value: object) -> str:
+    return value.name if isinstance(value, DataType) else repr(value)
+
+
+def _expr_lines(expr: Expr, values: Mapping[str, Value]) -> list[str]:
+    lines = [expr.op.frontend_name]
+    for name in expr.inputs:
+        value = values[name]
+        if value.is_scalar and value.const is not None:
+            lines.append(_shorten(f"{name} = {value.const!r}"))
+    lines.extend(_shorten(f"{key}={_attr_text(val)}") for key, val in expr.attrs)
+    return lines
+
+
+def _check_size(fusion: Fusion) -> None:
+    limit = settings.MAX_DIAGRAM_EXPRS.as_int()
+    if len(fusion.exprs) > limit:
+        raise LimitError(
+            f"the fusion has {len(fusion.exprs)} ops; diagrams are drawn up to {limit} "
+            f"(raise {settings.MAX_DIAGRAM_EXPRS.env} to draw larger ones)"
+        )
+
+
+def _new_graph(name: str) -> graphviz.Digraph:
+    graph = graphviz.Digraph(name)
+    graph.attr(rankdir="TB", fontname=FONT, nodesep="0.25", ranksep="0.35")
+    graph.attr("node", fontname=FONT, fontsize="11")
+    graph.attr("edge", fontname=FONT, fontsize="10", color="#555555")
+    return graph
+
+
+@dataclass(frozen=True, slots=True)
+class _Styles:
+    """How the nodes of one fusion are drawn; `prefix` keeps two diagrams apart in one graph."""
+
+    fusion: Fusion
+    prefix: str = ""
+
+    def node_id(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    def expr_id(self, index: int) -> str:
+        return f"{self.prefix}e{index}"
+
+    def tensor_nodes(self, graph: graphviz.Digraph, views: Mapping[str, str]) -> None:
+        """Inputs and outputs; `views` maps outputs that are strided views to the input they alias."""
+        values = self.fusion.value_map
+        for name in self.fusion.inputs:
+            graph.node(
+                self.node_id(name),
+                _label(*_value_lines(values[name]), "input"),
+                shape="box",
+                style="rounded,filled",
+                fillcolor=INPUT_FILL,
+            )
+        for output in self.fusion.outputs:
+            lines = _value_lines(values[output.name])
+            style = "rounded,filled"
+            if output.alias_input is not None:
+                lines.append(f"output, written into {output.alias_input}")
+            elif output.name in views:
+                lines.append(f"output, view of {views[output.name]}")
+                style += ",dashed"
+            else:
+                lines.append("output")
+            graph.node(
+                self.node_id(output.name),
+                _label(*lines),
+                shape="box",
+                style=style,
+                fillcolor=OUTPUT_FILL,
+                peripheries="2",
+            )
+
+    def expr_node(self, graph: graphviz.Digraph, index: int, expr: Expr) -> None:
+        graph.node(
+            self.expr_id(index),
+            _label(*_expr_lines(expr, self.fusion.value_map)),
+            shape="box",
+            style="filled",
+            fillcolor="white",
+        )
+
+    def intermediate_node(self, graph: graphviz.Digraph, name: str) -> None:
+        graph.node(
+            self.node_id(name), _label(*_value_lines(self.fusion.value(name))), shape="ellipse", fontsize="10"
+        )
+
+    def is_drawn(self, name: str) -> bool:
+        value = self.fusion.value(name)
+        return not (value.is_scalar and value.const is not None)
+
+
+def _draw_edges(
+    graph: graphviz.Digraph,
+    styles: _Styles,
+    crossing: Mapping[tuple[str, int], tuple[str, str]] | None = None,
+) -> None:
+    """Producer -> expr -> output edges; `crossing` maps (tensor, consumer expr) to (label, reason)."""
+    crossing = crossing or {}
+    for index, expr in enumerate(styles.fusion.exprs):
+        for name in dict.fromkeys(expr.inputs):
+            if not styles.is_drawn(name):
+                continue
+            boundary = crossing.get((name, index))
+            if boundary is None:
+                graph.edge(styles.node_id(name), styles.expr_id(index))
+            else:
+                label, reason = boundary
+                graph.edge(
+                    styles.node_id(name),
+                    styles.expr_id(index),
+                    label=_label(label),
+                    tooltip=_label(f"{label}: {reason}"),
+                    color=CROSSING_COLOR,
+                    fontcolor=CROSSING_COLOR,
+                    penwidth="2",
+                )
+        for name in expr.outputs:
+            graph.edge(styles.expr_id(index), styles.node_id(name))
+
+
+def ir_graph(fusion: Fusion, views: Mapping[str, str] | None = None) -> graphviz.Digraph:
+    """The fusion as a DAG: inputs, ops with their attributes, intermediate tensors, outputs.
+
+    `views` (output name -> input name) marks outputs that alias analysis made strided views.
+    """
+    _check_size(fusion)
+    graph = _new_graph("fusion")
+    styles = _Styles(fusion)
+    styles.tensor_nodes(graph, views or {})
+    boundary = set(fusion.inputs) | set(fusion.output_names)
+    for index, expr in enumerate(fusion.exprs):
+        styles.expr_node(graph, index, expr)
+        for name in expr.outputs:
+            if name not in boundary:
+                styles.intermediate_node(graph, name)
+    _draw_edges(graph, styles)
+    return graph
+
+
+def _group_of_exprs(segmentation: Segmentation) -> dict[tuple[str, ...], Group]:
+    return {expr.outputs: group for group in segmentation.groups for expr in group.exprs}
+
+
+def group_title(group: Group) -> str:
+    if group.kind is SchedulerKind.ALIAS:
+        return f"segment {group.id}: alias (no kernel)"
+    if group.kind is SchedulerKind.TORCH:
+        return f"segment {group.id}: run by torch (no generated kernel)"
+    return f"kernel {group.id}: {group.kind.value} ({group.name})"
+
+
+def alias_views(fusion: Fusion, segmentation: Segmentation) -> dict[str, str]:
+    """Outputs computed by alias segments, mapped to the fusion input each one is a view of."""
+    views: dict[str, str] = {}
+    producers = {name: expr for expr in fusion.exprs for name in expr.outputs}
+    inputs = set(fusion.inputs)
+    for group in segmentation.groups:
+        if group.kind is not SchedulerKind.ALIAS:
+            continue
+        for name in group.outputs:
+            source = name
+            while source in producers and producers[source].inputs:
+                source = producers[source].inputs[0]
+            if source in inputs:
+                views[name] = source
+    return views
+
+
+def _draw_segmentation(
+    graph: graphviz.Digraph, fusion: Fusion, segmentation: Segmentation, prefix: str
+) -> None:
+    styles = _Styles(fusion, prefix)
+    styles.tensor_nodes(graph, alias_views(fusion, segmentation))
+    owner = _group_of_exprs(segmentation)
+    expr_index = {expr.outputs: index for index, expr in enumerate(fusion.exprs)}
+    expr_group = {index: owner.get(expr.outputs) for index, expr in enumerate(fusion.exprs)}
+    crossing_tensors = {b.tensor for b in segmentation.boundaries}
+    crossing_edges: dict[tuple[str, int], tuple[str, str]] = {}
+    for number, b in enumerate(segmentation.boundaries, start=1):
+        for index, expr in enumerate(fusion.exprs):
+            group = expr_group[index]
+            if b.tensor in expr.inputs and group is not None and group.id == b.consumer:
+                crossing_edges[(b.tensor, index)] = (f"B{number}", b.reason)
+    outer = set(fusion.inputs) | set(fusion.output_names) | crossing_tensors
+
+    for group in segmentation.groups:
+        fill, border = KIND_COLORS[group.kind]
+        with graph.subgraph(name=f"cluster_{prefix}g{group.id}") as cluster:
+            cluster.attr(
+                label=_label(group_title(group)),
+                style="rounded,filled",
+                fillcolor=fill,
+                color=border,
+                penwidth="2",
+                fontsize="12",
+                tooltip=_label(group.note or group.name),
+            )
+            in_branch = set()
+            for branch in group.branches:
+                with cluster.subgraph(name=f"cluster_{prefix}g{group.id}_b{branch.id}") as sub:
+                    sub.attr(
+                        label=_label(f"branch {branch.id}: {branch.kind.value}"),
+                        style="dashed,rounded",
+                        color=border,
+                        penwidth="1",
+                        fontsize="10",
+                    )
+                    for expr in branch.exprs:
+                        in_branch.add(expr.outputs)
+                        _draw_expr_and_locals(sub, styles, expr_index[expr.outputs], expr, outer)
+            for expr in group.exprs:
+                if expr.outputs not in in_branch:
+                    _draw_expr_and_locals(cluster, styles, expr_index[expr.outputs], expr, outer)
+
+    ungrouped = [index for index, group in expr_group.items() if group is None]
+    for index in ungrouped:
+        _draw_expr_and_locals(graph, styles, index, fusion.exprs[index], outer)
+    for b in segmentation.boundaries:
+        if b.tensor in fusion.output_names or b.tensor in fusion.inputs:
+            continue
+        value = fusion.value(b.tensor)
+        graph.node(
+            styles.node_id(b.tensor),
+            _label(*_value_lines(value), f"{format_bytes(value.nbytes)} through global memory"),
+            shape="box",
+            style="rounded,bold",
+            color=CROSSING_COLOR,
+            fontcolor=CROSSING_COLOR,
+        )
+    _draw_edges(graph, styles, crossing_edges)
+
+
+def _draw_expr_and_locals(
+    graph: graphviz.Digraph, styles: _Styles, index: int, expr: Expr, outer: set[str]
+) -> None:
+    styles.expr_node(graph, index, expr)
+    for name in expr.outputs:
+        if name not in outer:
+            styles.intermediate_node(graph, name)
+
+
+def segmentation_graph(fusion: Fusion, segmentation: Segmentation) -> graphviz.Digraph:
+    """The fusion with one cluster per segment, coloured by scheduler kind.
+
+    Tensors written by one kernel and read by another are drawn in red with their size, and each
+    such edge is labelled B1, B2, ... in the order of `segmentation.boundaries` (their reasons are
+    the edges' tooltips and are listed by `boundary_rows`).
+    """
+    _check_size(fusion)
+    graph = _new_graph("segmentation")
+    _draw_segmentation(graph, fusion, segmentation, prefix="")
+    return graph
+
+
+def compare_graph(
+    left: tuple[str, Fusion, Segmentation], right: tuple[str, Fusion, Segmentation]
+) -> graphviz.Digraph:
+    """Two segmentations side by side, each (title, fusion, segmentation) in a titled outer cluster.
+
+    The fusions may differ (the passes rewrite it differently when outputs may be views or not).
+    """
+    graph = _new_graph("comparison")
+    for prefix, (title, fusion, segmentation) in (("L_", left), ("R_", right)):
+        _check_size(fusion)
+        with graph.subgraph(name=f"cluster_{prefix}side") as side:
+            kernels = segmentation.kernel_count
+            side.attr(
+                label=_label(f"{title}: {kernels} kernel{'s' if kernels != 1 else ''}"),
+                style="solid",
+                color="#bbbbbb",
+                fontsize="14",
+            )
+            _draw_segmentation(side, fusion, segmentation, prefix)
+    return graph
+
+
+@dataclass(frozen=True, slots=True)
+class BoundaryRow:
+    label: str
+    tensor: str
+    size: str
+    producer: str
+    consumer: str
+    reason: str
+
+
+def boundary_rows(fusion: Fusion, segmentation: Segmentation) -> list[BoundaryRow]:
+    """The boundaries in the order of their B1, B2, ... edge labels, for a table beside the diagram."""
+    groups = {g.id: g for g in segmentation.groups}
+    return [
+        BoundaryRow(
+            label=f"B{number}",
+            tensor=b.tensor,
+            size=format_bytes(fusion.value(b.tensor).nbytes),
+            producer=group_title(groups[b.producer]) if b.producer in groups else str(b.producer),
+            consumer=group_title(groups[b.consumer]) if b.consumer in groups else str(b.consumer),
+            reason=b.reason,
+        )
+        for number, b in enumerate(segmentation.boundaries, start=1)
+    ]
+
+
+def dot_available() -> bool:
+    return shutil.which("dot") is not None
+
+
+def render_svg(graph: graphviz.Digraph) -> str | None:
+    """The diagram as SVG text, or None where the `dot` binary is not installed."""
+    if not dot_available():
+        return None
+    return graph.pipe(format="svg", encoding="utf-8")

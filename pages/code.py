@@ -1,0 +1,81 @@
+"""Code: the Triton source of every kernel, and any segment as a standalone definition script."""
+
+import streamlit as st
+
+from hfuse.errors import HfuseError
+from hfuse.export import segment_script
+from hfuse.viz import group_title
+from ui import pipeline, state, views
+
+st.header("Generated code")
+fusion = views.current_fusion()
+if fusion is not None:
+    text = state.definition()
+    controls = st.columns(3)
+    strategy = state.option_control("strategy", controls[0])
+    outputs = state.option_control("outputs", controls[1])
+    try:
+        compiled = pipeline.compiled_of(text, strategy, outputs)
+    except HfuseError as err:
+        views.show_error(err, text)
+        compiled = None
+    if compiled is not None:
+        groups = {group.id: group for group in compiled.segmentation.groups}
+        group_id = st.selectbox(
+            "Segment",
+            list(groups),
+            key=f"code_segment_{strategy}_{outputs}",
+            format_func=lambda g: group_title(groups[g]),
+        )
+        group = groups[group_id]
+        if group.note:
+            st.caption(group.note)
+        kernel = compiled.kernel_of(group)
+        source_column, export_column = st.columns([3, 2], gap="large")
+        with source_column:
+            if kernel is None:
+                st.info(
+                    "This segment launches no kernel: "
+                    + (
+                        "its outputs are strided views of its inputs."
+                        if group.kind.value == "alias"
+                        else "torch runs it."
+                    )
+                )
+            else:
+                st.caption(
+                    f"`{kernel.name}`: grid {kernel.grid}, {kernel.num_warps} warps, "
+                    f"reads {', '.join(kernel.inputs)}, writes {', '.join(kernel.outputs)}"
+                )
+                st.code(kernel.source, language="python", line_numbers=True)
+                st.download_button(
+                    "Download kernel .py",
+                    kernel.source,
+                    file_name=f"{kernel.name}.py",
+                    mime="text/x-python",
+                    key="download_kernel",
+                    icon=":material/download:",
+                )
+        with export_column:
+            st.markdown("**Export this segment** as a standalone definition")
+            try:
+                script = segment_script(compiled.scheduled, group)
+            except HfuseError as err:
+                st.error(f"This segment cannot be exported on its own: {err}")
+            else:
+                st.code(script, language="python")
+                st.download_button(
+                    "Download segment script",
+                    script,
+                    file_name=f"segment_{group.id}.py",
+                    mime="text/x-python",
+                    key="download_segment",
+                    icon=":material/download:",
+                )
+                st.button(
+                    "Open this segment in the editor",
+                    key="open_segment",
+                    on_click=state.replace_definition,
+                    args=(script,),
+                    icon=":material/edit:",
+                )

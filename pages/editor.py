@@ -1,0 +1,133 @@
+"""Editor: write, paste, load or build a fusion definition; its diagram updates beside it."""
+
+import streamlit as st
+from code_editor import code_editor
+
+from hfuse.errors import HfuseError
+from hfuse.examples import list_examples
+from ui import builder_panel, pipeline, state, views
+
+APPLY_BUTTON = {
+    "name": "Apply (Ctrl+Enter)",
+    "feather": "Play",
+    "primary": True,
+    "hasText": True,
+    "showWithIcon": True,
+    "commands": ["submit"],
+    "style": {"bottom": "0.4rem", "right": "0.4rem"},
+}
+
+
+@st.cache_data(show_spinner=False)
+def examples() -> dict[str, tuple[str, str, str]]:
+    return {e.name: (e.title, e.description, e.text) for e in list_examples()}
+
+
+def gallery() -> None:
+    gallery = examples()
+    left, right = st.columns([4, 1], vertical_alignment="bottom")
+    name = left.selectbox(
+        "Examples",
+        list(gallery),
+        index=None,
+        key="example_choice",
+        placeholder="Pick an example fusion...",
+        format_func=lambda n: f"{gallery[n][0]}: {gallery[n][1]}",
+    )
+    if right.button("Load", key="load_example", disabled=name is None, width="stretch"):
+        state.replace_definition(gallery[name][2])
+        st.rerun()
+    if state.previous_definition() is not None:
+        st.button(
+            "Restore the previous text",
+            key="restore_previous",
+            on_click=state.restore_previous,
+            icon=":material/undo:",
+            type="tertiary",
+        )
+
+
+def editor() -> None:
+    plain = st.toggle(
+        "Plain text editor",
+        key="plain_editor",
+        persist_state="session",
+        help="A plain text box instead of the code editor (no highlighting)",
+    )
+    if plain:
+        key = state.plain_editor_key()
+        st.text_area(
+            "Fusion definition",
+            value=state.definition(),
+            key=key,
+            height=480,
+            on_change=lambda: state.set_definition(st.session_state[key]),
+            placeholder="with FusionDefinition() as fd: ...",
+        )
+        st.caption("Click outside the box or press Ctrl+Enter to apply.")
+        return
+    code_editor(
+        state.definition(),
+        lang="python",
+        height=[22, 32],
+        key=state.code_editor_key(),
+        response_mode=["debounce", "blur"],
+        buttons=[APPLY_BUTTON],
+        options={"showLineNumbers": True, "tabSize": 4, "useSoftTabs": True},
+        props={"debounceChangePeriod": 700, "placeholder": "with FusionDefinition() as fd: ..."},
+    )
+    st.caption("Applies as you type, on Ctrl+Enter and when you click elsewhere.")
+
+
+def status() -> None:
+    fusion = views.current_fusion()
+    if fusion is None:
+        return
+    text = state.definition()
+    counts = f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs"
+    try:
+        kernels = {
+            s: pipeline.compiled_of(text, s, state.option("outputs")).kernel_count for s in ("naive", "hfuse")
+        }
+    except HfuseError as err:
+        st.success(f"Parsed: {counts}.")
+        views.show_error(err, text)
+        return
+    st.success(f"Parsed: {counts}. Kernels: naive {kernels['naive']}, hfuse {kernels['hfuse']}.")
+
+
+def preview() -> None:
+    text = state.definition()
+    shown = state.option_control("diagram")
+    if not text.strip():
+        return
+    try:
+        pipeline.fusion_of(text)
+        if shown == "ir":
+            views.diagram(pipeline.ir_dot(text, after_passes=False), "fusion_ir", key="editor_ir")
+            return
+        strategy, outputs = state.option("strategy"), state.option("outputs")
+        compiled = pipeline.compiled_of(text, strategy, outputs)
+        st.caption(
+            f"{strategy}, outputs {pipeline.OUTPUT_TITLES[outputs]}: "
+            f"{compiled.kernel_count} kernel{'s' if compiled.kernel_count != 1 else ''}"
+        )
+        views.diagram(
+            pipeline.segmentation_dot(text, strategy, outputs),
+            f"segmentation_{strategy}",
+            key="editor_segmentation",
+        )
+    except HfuseError:
+        st.caption("The diagram appears once the definition is fixed.")
+
+
+st.header("Fusion definition")
+edit_column, diagram_column = st.columns([1, 1], gap="large")
+with edit_column:
+    gallery()
+    editor()
+    status()
+    with st.expander("Build op by op"):
+        builder_panel.render()
+with diagram_column:
+    preview()

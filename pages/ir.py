@@ -1,0 +1,35 @@
+"""IR: the fusion as defined, and as the passes leave it (aliased outputs marked)."""
+
+import streamlit as st
+
+from hfuse.errors import HfuseError
+from ui import pipeline, state, views
+
+st.header("Fusion IR")
+fusion = views.current_fusion()
+if fusion is not None:
+    text = state.definition()
+    defined, normalized = st.columns(2, gap="large")
+    with defined:
+        st.subheader("As defined")
+        st.caption(
+            f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs. "
+            "Outputs drawn with a double border; constants are folded into their ops."
+        )
+        try:
+            views.diagram(pipeline.ir_dot(text, after_passes=False), "fusion_ir", key="ir_defined")
+        except HfuseError as err:
+            views.show_error(err, text)
+    with normalized:
+        st.subheader("After the passes")
+        try:
+            compiled = pipeline.compiled_of(text, "hfuse", "views")
+            st.caption(
+                f"{len(compiled.scheduled.exprs)} ops after canonicalization, alias analysis and "
+                "dead code removal. Outputs that stay views of an input are dashed."
+            )
+            views.diagram(pipeline.ir_dot(text, after_passes=True), "fusion_ir_after_passes", key="ir_passes")
+        except HfuseError as err:
+            views.show_error(err, text)
+    with st.expander("The IR as text"):
+        st.code(str(fusion), language="python")

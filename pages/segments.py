@@ -1,0 +1,89 @@
+"""Segmentation: how the fusion is cut into kernels, two ways side by side, with every boundary's reason."""
+
+import streamlit as st
+
+from hfuse import viz
+from hfuse.errors import HfuseError
+from ui import pipeline, state, views
+
+
+def side_column(text: str, side: pipeline.Side, key: str) -> None:
+    st.subheader(side.title)
+    try:
+        compiled = pipeline.compiled_of(text, side.strategy, side.outputs)
+    except HfuseError as err:
+        views.show_error(err, text)
+        return
+    counts = ", ".join(f"{n} {kind}" for kind, n in pipeline.kernel_counts(compiled).items())
+    kernels = compiled.kernel_count
+    st.markdown(f"**{kernels} kernel{'s' if kernels != 1 else ''}** launched (segments: {counts})")
+    views.diagram(
+        pipeline.segmentation_dot(text, side.strategy, side.outputs),
+        f"segmentation_{side.strategy}_{side.outputs}",
+        key=key,
+    )
+    rows = viz.boundary_rows(compiled.scheduled, compiled.segmentation)
+    if rows:
+        st.markdown("**Why the kernels are split**")
+        st.dataframe(
+            [
+                {
+                    "edge": r.label,
+                    "tensor": r.tensor,
+                    "size": r.size,
+                    "from": r.producer,
+                    "to": r.consumer,
+                    "reason": r.reason,
+                }
+                for r in rows
+            ],
+            hide_index=True,
+            key=f"{key}_boundaries",
+        )
+    else:
+        st.caption("No tensor crosses between kernels.")
+    if compiled.segmentation.refused:
+        with st.expander(f"Merges tried and refused ({len(compiled.segmentation.refused)})"):
+            st.dataframe(
+                [
+                    {"first": r.first, "second": r.second, "reason": r.reason}
+                    for r in compiled.segmentation.refused
+                ],
+                hide_index=True,
+                key=f"{key}_refused",
+            )
+
+
+st.header("Segmentation")
+fusion = views.current_fusion()
+if fusion is not None:
+    text = state.definition()
+    controls = st.columns(3)
+    compare = state.option_control("compare", controls[0])
+    if compare == "strategies":
+        state.option_control("outputs", controls[1])
+    else:
+        state.option_control("strategy", controls[1])
+    st.caption(
+        "One box per segment, coloured by scheduler: pointwise blue, transpose purple, reduction orange, "
+        "normalization red, horizontal (several branches in one launch) yellow, alias grey, torch green. "
+        "Red tensors cross between kernels through global memory; hover an edge for its reason."
+    )
+    left, right = pipeline.comparison_sides(compare, state.option("strategy"), state.option("outputs"))
+    columns = st.columns(2, gap="large")
+    with columns[0]:
+        side_column(text, left, key="left")
+    with columns[1]:
+        side_column(text, right, key="right")
+    try:
+        both = pipeline.comparison_dot(text, left, right)
+        controls[2].download_button(
+            "Both as one .dot",
+            both,
+            file_name="segmentation_comparison.dot",
+            mime="text/vnd.graphviz",
+            key="comparison_dot",
+            icon=":material/download:",
+        )
+    except HfuseError:
+        pass

@@ -1,0 +1,240 @@
+"""The app in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`.
+
+Links, the code editor (a component) and graphviz rendering only happen in a browser. Each page is
+also saved as a 1440x900 screenshot under artifacts/screenshots/.
+"""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from hfuse import share
+from hfuse.examples import get_example
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--headless",
+]
+SEED = get_example("qkv_split").text
+STARTUP_S = 90
+RUN_MS = 120_000
+DIAGRAM = "[data-testid='stGraphVizChart'] svg"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_healthy(url: str, server: subprocess.Popen) -> None:
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {server.returncode}: {server.stdout.read()}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within {STARTUP_S} s")
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    port = free_port()
+    env = {**os.environ, "HFUSE_LINK_DB": str(tmp_path_factory.mktemp("links") / "links.sqlite3")}
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    server = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, server)
+        yield url
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian chromium is not installed (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(60_000)
+    yield opened
+    context.close()
+
+
+def link(base: str, path: str = "", **params: str) -> str:
+    return f"{base}/{path}?{urllib.parse.urlencode(params)}"
+
+
+def settle(page) -> None:
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached")
+    page.wait_for_timeout(500)  # the final deltas of a run, and the diagram's layout
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached")
+
+
+def screenshot(page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+def definition_in_url(page) -> str:
+    params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    return share.decode_definition(params["f"][0])
+
+
+def editor(page):
+    return page.frame_locator("iframe[title*='code_editor']").locator(".ace_editor")
+
+
+def editor_text(page) -> str:
+    return editor(page).locator(".ace_content").inner_text()
+
+
+def type_at_top(page, text: str) -> None:
+    area = editor(page)
+    area.click()
+    page.keyboard.press("Control+Home")
+    page.keyboard.type(text)
+    page.keyboard.press("Control+Enter")
+
+
+def seed_link(base: str, path: str = "") -> str:
+    return link(base, path, f=share.encode_definition(SEED), v="1")
+
+
+def test_a_link_to_the_seed_draws_clusters_and_edits_change_the_url(app_url, page):
+    page.goto(seed_link(app_url))
+    settle(page)
+    svg = page.locator(DIAGRAM).first
+    svg.wait_for()
+    assert svg.locator("g.cluster").count() >= 1
+    assert "T0_slice1" in editor_text(page) or "slice" in editor_text(page)
+    screenshot(page, "editor")
+
+    type_at_top(page, "# edited in the browser\n")
+    page.wait_for_function(
+        "() => !window.location.search.includes('" + share.encode_definition(SEED)[:60] + "')"
+    )
+    settle(page)
+    edited = definition_in_url(page)
+    assert edited == "# edited in the browser\n" + SEED
+    edited_url = page.url
+
+    page.goto(edited_url)
+    settle(page)
+    editor(page).wait_for()
+    assert "# edited in the browser" in editor_text(page)
+    page.locator(DIAGRAM).first.wait_for()
+
+
+def test_short_link_round_trip(app_url, page):
+    page.goto(seed_link(app_url))
+    settle(page)
+    page.get_by_role("button", name="Make a short link").click()
+    page.wait_for_function("() => window.location.search.includes('s=')")
+    settle(page)
+    params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    assert params["s"] == [share.short_id(SEED)] and "f" not in params
+    short_url = page.url
+
+    page.goto(short_url)
+    settle(page)
+    editor(page).wait_for()
+    assert "fd.ops.permute" in editor_text(page)
+    assert page.locator(DIAGRAM).first.locator("g.cluster").count() >= 1
+
+
+def test_a_bad_script_shows_its_error_and_keeps_the_text(app_url, page):
+    page.goto(seed_link(app_url))
+    settle(page)
+    type_at_top(page, "oops(\n")
+    alert = page.locator("[data-testid='stAlert']", has_text="ParseError")
+    alert.wait_for()
+    settle(page)
+    assert "line 1" in alert.inner_text()
+    assert "^" in page.locator("[data-testid='stCode']").first.inner_text()
+    assert editor_text(page).startswith("oops(")
+    screenshot(page, "editor_error")
+    assert definition_in_url(page).startswith("oops(\n")
+    page.get_by_role("link", name="IR").click()
+    settle(page)
+    page.get_by_role("link", name="Editor").click()
+    settle(page)
+    editor(page).wait_for()
+    assert editor_text(page).startswith("oops(")
+
+
+PAGES = {"ir": "IR", "segments": "Segmentation", "code": "Generated code", "run": "Run"}
+
+
+@pytest.mark.parametrize("path", PAGES, ids=PAGES.keys())
+def test_every_page_renders_without_tracebacks(app_url, page, path):
+    page.goto(seed_link(app_url, path))
+    settle(page)
+    page.get_by_role("heading", name=PAGES[path]).wait_for()
+    if path in ("ir", "segments"):
+        page.locator(DIAGRAM).first.wait_for()
+        assert page.locator(DIAGRAM).count() == 2
+    if path == "run":
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.locator("[data-testid='stAlert']", has_text="outputs match torch").wait_for(timeout=RUN_MS)
+        settle(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, path)

@@ -1,0 +1,164 @@
+"""Every page of the app driven by Streamlit's AppTest: examples, links, bad scripts, damaged links."""
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from hfuse import share
+from hfuse.examples import get_example
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = ("pages/editor.py", "pages/ir.py", "pages/segments.py", "pages/code.py", "pages/run.py")
+TIMEOUT = 120
+SEED = get_example("qkv_split").text
+BAD_SCRIPT = """from nvfuser import FusionDefinition, DataType
+
+with FusionDefinition() as fd:
+    T0 = fd.define_tensor(shape=[4, 8], dtype=DataType.Float)
+    T1 = fd.ops.frobnicate(T0)
+    fd.add_output(T1)
+"""
+
+
+@pytest.fixture(autouse=True)
+def link_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("HFUSE_LINK_DB", str(tmp_path / "links.sqlite3"))
+    return share.ShortLinkStore(tmp_path / "links.sqlite3")
+
+
+def open_app(**params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def graph_sources(at: AppTest) -> list[str]:
+    return [element.proto.spec for element in at.get("graphviz_chart")]
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def definition(at: AppTest) -> str:
+    return at.session_state["definition"]
+
+
+def use_plain_editor(at: AppTest) -> AppTest:
+    at.toggle(key="plain_editor").set_value(True)
+    return at.run()
+
+
+def type_text(at: AppTest, text: str) -> AppTest:
+    area = next(a for a in at.text_area if a.key.startswith("plain_editor_"))
+    area.input(text)
+    return at.run()
+
+
+def test_a_fresh_session_shows_the_seed_and_its_link():
+    at = open_app()
+    assert not at.exception and not errors(at)
+    assert definition(at) == SEED
+    assert share.decode_definition(at.query_params["f"][0]) == SEED
+    assert at.query_params["v"] == ["1"] and at.query_params["strategy"] == ["hfuse"]
+    assert any("subgraph cluster_" in source for source in graph_sources(at))
+    assert "Kernels: naive" in at.success[0].value
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[Path(p).stem for p in PAGES])
+def test_every_page_opens_a_link_and_draws_without_errors(page):
+    at = open_app(f=share.encode_definition(SEED), v="1")
+    at.switch_page(page).run()
+    assert not at.exception and not errors(at)
+    assert definition(at) == SEED
+    if page in ("pages/editor.py", "pages/ir.py", "pages/segments.py"):
+        assert graph_sources(at), f"{page} draws no diagram"
+    assert share.decode_definition(at.query_params["f"][0]) == SEED  # the link survives the page switch
+
+
+def test_loading_an_example_replaces_the_text_and_can_be_undone():
+    at = open_app()
+    at.selectbox(key="example_choice").set_value("softmax").run()
+    at.button(key="load_example").click().run()
+    assert definition(at) == get_example("softmax").text
+    assert share.decode_definition(at.query_params["f"][0]) == get_example("softmax").text
+    at.button(key="restore_previous").click().run()
+    assert definition(at) == SEED
+
+
+def test_a_bad_script_shows_line_and_caret_and_keeps_the_text():
+    at = type_text(use_plain_editor(open_app()), BAD_SCRIPT)
+    assert not at.exception
+    assert definition(at) == BAD_SCRIPT
+    message = " ".join(errors(at))
+    assert "line 5" in message and "frobnicate" in message
+    assert any(
+        line.strip() == "^" or line.rstrip().endswith("^") for c in at.code for line in c.value.splitlines()
+    )
+    for page in PAGES[1:] + ("pages/editor.py",):
+        at.switch_page(page).run()
+        assert not at.exception and definition(at) == BAD_SCRIPT
+    area = next(a for a in at.text_area if a.key.startswith("plain_editor_"))
+    assert area.value == BAD_SCRIPT
+    assert share.decode_definition(at.query_params["f"][0]) == BAD_SCRIPT
+
+
+DAMAGED_LINKS = {
+    "not base64": ({"f": "%%%not-base64", "v": "1"}, "This link cannot be opened"),
+    "cut short": ({"f": share.encode_definition(SEED)[:40], "v": "1"}, "cut short|does not decompress"),
+    "newer version": ({"f": share.encode_definition(SEED), "v": "7"}, "format version"),
+    "unknown short id": ({"s": "AAAAAAAAAAAA", "v": "1"}, "not known on this server"),
+}
+
+
+@pytest.mark.parametrize("params, message", DAMAGED_LINKS.values(), ids=DAMAGED_LINKS.keys())
+def test_a_damaged_link_shows_an_error_and_an_empty_editor(params, message):
+    at = open_app(**params)
+    assert not at.exception
+    assert definition(at) == ""
+    assert any(re.search(message, e) for e in errors(at))
+    at.switch_page("pages/segments.py").run()
+    assert not at.exception and "editor is empty" in at.info[0].value
+
+
+def test_view_options_travel_in_the_link():
+    at = open_app(f=share.encode_definition(SEED), v="1", compare="outputs", strategy="naive", bogus="1")
+    at.switch_page("pages/segments.py").run()
+    assert not at.exception
+    assert at.query_params["compare"] == ["outputs"] and at.query_params["strategy"] == ["naive"]
+    assert "bogus" not in at.query_params
+    assert [w.value for w in at.warning if "Ignored unknown view options" in w.value]
+    titles = [s.value for s in at.subheader]
+    assert titles == ["naive, views allowed", "naive, contiguous outputs"]
+
+
+def test_short_link_round_trip(link_store):
+    at = open_app(f=share.encode_definition(SEED), v="1")
+    at.button(key="make_short_link").click().run()
+    link_id = share.short_id(SEED)
+    assert at.query_params["s"] == [link_id] and "f" not in at.query_params
+    assert link_store.get(link_id) == SEED
+    again = open_app(s=link_id, v="1")
+    assert not again.exception and definition(again) == SEED
+    assert again.query_params["s"] == [link_id]
+
+
+def test_editing_after_a_short_link_goes_back_to_a_long_link(link_store):
+    link_id = link_store.put(SEED)
+    at = type_text(use_plain_editor(open_app(s=link_id, v="1")), SEED + "\n")
+    assert "s" not in at.query_params
+    assert share.decode_definition(at.query_params["f"][0]) == SEED + "\n"
+
+
+def test_run_checks_the_kernels_against_torch_on_the_interpreter():
+    at = open_app(f=share.encode_definition(SEED), v="1", outputs="contiguous")
+    at.switch_page("pages/run.py").run()
+    assert "Triton's interpreter" in at.warning[0].value
+    at.button(key="run").click().run()
+    assert not at.exception and not errors(at)
+    assert "All 3 outputs match torch" in at.success[0].value
+    kernels = at.dataframe(key="run_kernels").value
+    assert len(kernels) >= 1 and set(kernels["time"]) == {"-"}  # not timed in the interpreter

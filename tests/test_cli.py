@@ -1,0 +1,203 @@
+"""The `hfuse` command line, run in-process through main(argv)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from hfuse.cli import INTERPRETER_BANNER, format_kernel_table, main
+from hfuse.examples import get_example
+from hfuse.runtime.profile_model import FusionProfile, KernelProfile
+
+ADD = get_example("add")
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_ir_prints_the_normalized_definition(capsys):
+    from hfuse import load
+
+    code, out, err = run_cli(capsys, "ir", str(ADD.path))
+    assert (code, err) == (0, "")
+    assert out == str(load(ADD.text, device="cpu").fusion) + "\n"
+    assert "add(" in out
+
+
+@pytest.mark.parametrize(
+    ("example", "shapes", "dtypes"),
+    [
+        ("add", [[32, 64]], ["float32"]),
+        ("qkv_split", [[2, 4, 16, 32]] * 3, ["float32"] * 3),
+        ("outer_reduction", [[96], [96]], ["float32", "float32"]),
+    ],
+    ids=["add", "qkv_split", "outer_reduction"],
+)
+def test_run_eager_json_reports_outputs_and_validation(capsys, example, shapes, dtypes):
+    code, out, err = run_cli(
+        capsys, "run", str(get_example(example).path), "--backend", "eager", "--json", "--device", "cpu"
+    )
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert report["backend"] == "eager" and report["device"] == "cpu"
+    assert report["kernels"] == []
+    assert report["validated"] is True and report["max_abs_error"] == 0
+    assert [o["shape"] for o in report["outputs"]] == shapes
+    assert [o["dtype"] for o in report["outputs"]] == dtypes
+
+
+def test_run_eager_table_says_no_kernels(capsys):
+    code, out, _ = run_cli(capsys, "run", str(ADD.path), "--backend", "eager", "--device", "cpu")
+    assert code == 0
+    assert "op by op" in out and "no kernels" in out
+    assert "[32, 64]" in out and "matches the torch reference" in out
+
+
+def test_run_save_writes_inputs_and_outputs(capsys, tmp_path):
+    target = tmp_path / "run.pt"
+    code, out, _ = run_cli(
+        capsys, "run", str(ADD.path), "--backend", "eager", "--device", "cpu", "--save", str(target)
+    )
+    assert code == 0 and str(target) in out
+    saved = torch.load(target)
+    a, b = saved["inputs"]
+    torch.testing.assert_close(saved["outputs"][0], a + b)
+
+
+def test_run_hfuse_in_the_interpreter_lists_kernels(capsys, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    code, out, err = run_cli(capsys, "run", str(ADD.path), "--device", "cpu", "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert report["validated"] is True
+    assert report["times_meaningful"] is False
+    launched = [k for k in report["kernels"] if k["launches_kernel"]]
+    assert len(launched) == 1
+    assert launched[0]["input_bytes"] == 2 * 32 * 64 * 4 and launched[0]["output_bytes"] == 32 * 64 * 4
+
+
+BAD_SCRIPT = """import torch
+from nvfuser import FusionDefinition, DataType
+
+with FusionDefinition() as fd:
+    t0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    fd.add_output(fd.ops.exp(t0) + open("x"))
+
+inputs = [torch.randn(8)]
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "script", "expected"),
+    [
+        ("ir", None, r"cannot read .*missing\.py: No such file"),
+        ("run", None, r"cannot read .*missing\.py: No such file"),
+        ("ir", BAD_SCRIPT, r"line 6, column \d+:(.|\n)*open\(\"x\"\)\)\n +\^"),
+        ("run", BAD_SCRIPT, r"line 6, column \d+:(.|\n)*\^"),
+    ],
+    ids=["ir-missing-file", "run-missing-file", "ir-bad-script", "run-bad-script"],
+)
+def test_user_errors_exit_2_with_the_message_and_no_traceback(capsys, tmp_path, command, script, expected):
+    path = tmp_path / "missing.py"
+    if script is not None:
+        path = tmp_path / "bad.py"
+        path.write_text(script)
+    code, out, err = run_cli(capsys, command, str(path), *(["--device", "cpu"] if command == "run" else []))
+    assert code == 2 and out == ""
+    assert err.startswith(f"hfuse {command}: ")
+    assert "Traceback" not in err
+    assert pytest.importorskip("re").search(expected, err), err
+
+
+def test_examples_lists_the_gallery(capsys):
+    code, out, _ = run_cli(capsys, "examples", "--subset", "large")
+    assert code == 0
+    assert "qkv_split" in out and "[16,1024,12288]" in out
+    assert "14 large examples" in out
+
+
+def _kernel(name: str, time_ms: float | None, launches: bool = True) -> KernelProfile:
+    return KernelProfile(
+        name=name,
+        segment_id=0,
+        scheduler="pointwise" if launches else "alias",
+        grid=(128, 1, 1),
+        num_warps=4,
+        time_ms=time_ms,
+        compile_time_ms=1.0,
+        input_bytes=2_000_000,
+        output_bytes=1_000_000,
+        effective_bandwidth_gbs=None if time_ms is None else 3e6 / (time_ms * 1e6),
+        percentage_peak_bandwidth=None if time_ms is None else 50.0,
+        launches_kernel=launches,
+    )
+
+
+def _profile(kernels: tuple[KernelProfile, ...], meaningful: bool) -> FusionProfile:
+    time_ms = None if not meaningful else sum(k.time_ms for k in kernels if k.time_ms)
+    return FusionProfile(
+        backend="hfuse",
+        device="cuda",
+        segments=sum(k.launches_kernel for k in kernels),
+        kernel_profiles=kernels,
+        kernel_time_ms=time_ms,
+        host_time_ms=0.5,
+        compile_time_ms=12.0,
+        input_bytes=2_000_000,
+        output_bytes=1_000_000,
+        effective_bandwidth_gbs=None if time_ms is None else 3e6 / (time_ms * 1e6),
+        percentage_peak_bandwidth=None if time_ms is None else 50.0,
+        peak_bandwidth_gbs=4814.0,
+        times_meaningful=meaningful,
+        validated=True,
+        max_abs_error=0.0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("kernels", "meaningful", "present", "absent"),
+    [
+        (
+            (_kernel("fused_0", 0.002),),
+            True,
+            ["fused_0", "128x1x1", "2.0", "1500", "50.0", "total: 1 kernel launch"],
+            [INTERPRETER_BANNER],
+        ),
+        ((_kernel("fused_0", None),), False, [INTERPRETER_BANNER, "fused_0"], ["1500"]),
+        (
+            (_kernel("view_0", None, launches=False), _kernel("fused_1", 0.001)),
+            True,
+            ["view_0", "alias", "total: 1 kernel launch", "3000"],
+            [INTERPRETER_BANNER],
+        ),
+    ],
+    ids=["timed", "interpreter", "alias-and-kernel"],
+)
+def test_kernel_table(kernels, meaningful, present, absent):
+    table = format_kernel_table(_profile(kernels, meaningful))
+    header = table.splitlines()[1]
+    assert header.split() == [
+        "#",
+        "kernel",
+        "scheduler",
+        "grid",
+        "warps",
+        "time",
+        "us",
+        "input",
+        "MB",
+        "output",
+        "MB",
+        "GB/s",
+        "%",
+        "peak",
+    ]
+    for text in present:
+        assert text in table
+    for text in absent:
+        assert text not in table

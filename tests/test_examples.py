@@ -1,0 +1,157 @@
+"""The example gallery: every small example computes what torch computes; the nanoGPT and large
+examples build their fusions at their real sizes without allocating their inputs."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+from example_oracles import ORACLES
+
+import hfuse.examples as gallery
+from hfuse.errors import HfuseError
+from hfuse.examples import get_example, list_examples
+from hfuse.ir import Family
+
+SUITE = (
+    "qkv_split", "layernorm", "layernorm_bf16", "rmsnorm", "softmax", "attention_softmax", "transpose_cast",
+    "bias_gelu", "swiglu", "cross_entropy", "rope", "cat_slices", "qk_norm", "column_normalize",
+)  # fmt: skip
+
+# The fusion inputs of each suite entry at the sizes of BENCHMARKS.md (large) and of nanoGPT
+# (batch 16, seq 128, hidden 1024, 16 heads).
+SIZED_INPUTS = {
+    "large": {
+        "qkv_split": [(16, 1024, 12288)],
+        "layernorm": [(16384, 1024), (1024,), (1024,)],
+        "layernorm_bf16": [(16384, 4096), (4096,), (4096,)],
+        "rmsnorm": [(16384, 4096), (4096,)],
+        "softmax": [(16384, 1024)],
+        "attention_softmax": [(16, 16, 1024, 1024)],
+        "transpose_cast": [(8192, 8192)],
+        "bias_gelu": [(16384, 4096), (4096,)],
+        "swiglu": [(8192, 11008), (8192, 11008)],
+        "cross_entropy": [(4096, 32000), (4096,)],
+        "rope": [(8, 32, 2048, 128), (8, 32, 2048, 128), (2048, 128), (2048, 128)],
+        "cat_slices": [(8192, 4096)],
+        "qk_norm": [(4096, 32, 128), (4096, 8, 128), (128,), (128,)],
+        "column_normalize": [(640, 256)],
+    },
+    "nanogpt": {
+        "qkv_split": [(16, 128, 3072)],
+        "layernorm": [(2048, 1024), (1024,), (1024,)],
+        "layernorm_bf16": [(2048, 1024), (1024,), (1024,)],
+        "rmsnorm": [(2048, 1024), (1024,)],
+        "softmax": [(2048, 1024)],
+        "attention_softmax": [(16, 16, 128, 128)],
+        "transpose_cast": [(2048, 1024)],
+        "bias_gelu": [(2048, 4096), (4096,)],
+        "swiglu": [(2048, 4096), (2048, 4096)],
+        "cross_entropy": [(2048, 50304), (2048,)],
+        "rope": [(16, 16, 128, 64), (16, 16, 128, 64), (128, 64), (128, 64)],
+        "cat_slices": [(2048, 1024)],
+        "qk_norm": [(2048, 16, 64), (2048, 16, 64), (64,), (64,)],
+        "column_normalize": [(2048, 1024)],
+    },
+}
+STRIDED_INPUTS = {"large": {"column_normalize": (1, 640)}, "nanogpt": {"column_normalize": (1, 2048)}}
+
+SMALL = list_examples("small")
+
+
+@pytest.mark.parametrize("subset", ["small", "nanogpt", "large"])
+def test_every_suite_entry_is_in_every_subset(subset):
+    names = {e.name for e in list_examples(subset)}
+    assert set(SUITE) <= names, f"missing from {subset}: {sorted(set(SUITE) - names)}"
+
+
+def test_the_small_gallery_has_an_oracle_for_every_example():
+    assert len(SMALL) >= 24
+    assert {e.name for e in SMALL} == set(ORACLES)
+
+
+@pytest.mark.parametrize("subset", ["small", "nanogpt", "large"])
+def test_every_script_starts_with_a_title_and_runs_its_inputs(subset):
+    for example in list_examples(subset):
+        assert re.fullmatch(r"# [^:]+: .+", example.text.splitlines()[0]), example.path
+        assert example.title and example.description
+        assert "inputs = [" in example.text and "fd.execute(inputs)" in example.text, example.path
+
+
+def test_the_seed_is_the_issue_repro():
+    seed = get_example("qkv_split", "nanogpt").text
+    assert "torch.randn(16, 128, 3072, device='cuda')" in seed
+    assert "fd.ops.reshape(T0_slice1, [16, 128, 1024], [16, 128, 16, 64])" in seed
+    assert seed.count("fd.ops.permute(") == 3
+
+
+def largest_reduction(fusion) -> int:
+    """The most elements any reduction or matmul of the fusion sums (widens float tolerances)."""
+    sizes = [1]
+    for expr in fusion.exprs:
+        shape = fusion.value(expr.inputs[0]).shape if expr.inputs else ()
+        if expr.op.family in (Family.REDUCTION, Family.VAR):
+            sizes.append(math.prod(shape[d] for d in expr.attr("dims")))
+        elif expr.op.family is Family.MATMUL:
+            sizes.append(shape[-1])
+    return max(sizes)
+
+
+@pytest.mark.parametrize("example", SMALL, ids=[e.name for e in SMALL])
+def test_small_example_matches_torch(example):
+    from hfuse import load, reference
+    from hfuse.tolerance import assert_close
+
+    script = load(example.text, device="cpu")
+    expected = ORACLES[example.name](*script.inputs)
+    actual = reference.evaluate(script.fusion, script.inputs)
+    assert len(actual) == len(expected)
+    for got, want in zip(actual, expected, strict=True):
+        assert tuple(got.shape) == tuple(want.shape)
+        assert_close(got, want, reduction_size=largest_reduction(script.fusion))
+
+
+SIZED = [(subset, name) for subset in ("nanogpt", "large") for name in SUITE]
+
+
+@pytest.mark.parametrize(("subset", "name"), SIZED, ids=[f"{s}-{n}" for s, n in SIZED])
+def test_sized_example_builds_at_its_real_shapes_without_allocating(subset, name):
+    from hfuse import load
+
+    script = load(get_example(name, subset).text, device="meta")
+    assert all(t.device.type == "meta" for t in script.inputs if hasattr(t, "device"))
+    tensors = [script.fusion.value(n) for n in script.fusion.inputs if script.fusion.value(n).is_tensor]
+    assert [t.shape for t in tensors] == SIZED_INPUTS[subset][name]
+    if name in STRIDED_INPUTS[subset]:
+        assert tensors[0].strides == STRIDED_INPUTS[subset][name]
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda: get_example("no_such_example"), r"no example named 'no_such_example' in the small examples"),
+        (
+            lambda: list_examples("huge"),
+            r"unknown example subset .huge.: choose one of small, nanogpt",
+        ),
+    ],
+    ids=["unknown-name", "unknown-subset"],
+)
+def test_lookup_errors(call, expected):
+    with pytest.raises(HfuseError, match=expected):
+        call()
+
+
+def test_missing_folder_names_its_path(monkeypatch, tmp_path):
+    missing = tmp_path / "gone"
+    monkeypatch.setitem(gallery.SUBSETS, "small", missing)
+    with pytest.raises(HfuseError, match=re.escape(str(missing))):
+        list_examples()
+
+
+def test_a_script_without_a_title_is_refused(monkeypatch, tmp_path):
+    (tmp_path / "untitled.py").write_text("import torch\n")
+    monkeypatch.setitem(gallery.SUBSETS, "small", tmp_path)
+    with pytest.raises(HfuseError, match=r"untitled\.py, line 1: expected '# <Title>: <description>'"):
+        list_examples()

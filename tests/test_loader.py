@@ -1,0 +1,386 @@
+"""hfuse.load reads scripts in every style seen in the wild; each loaded fusion agrees with torch."""
+
+import re
+
+import pytest
+import torch
+
+from hfuse import DataType, DefinitionError, ParseError, Script, UnsupportedError, load
+from hfuse.reference import evaluate
+
+SEED = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(symbolic_sizes=[-1, -1, -1], contiguous=[True, True, True], dtype=DataType.Float)
+    T1 = fd.ops.slice(T0, [0, 0, 0], [16, 128, 1024], [1, 1, 1])
+    T2 = fd.ops.slice(T0, [0, 0, 1024], [16, 128, 2048], [1, 1, 1])
+    T3 = fd.ops.slice(T0, [0, 0, 2048], [16, 128, 3072], [1, 1, 1])
+    T4 = fd.ops.reshape(T1, [16, 128, 1024], [16, 128, 16, 64])
+    T5 = fd.ops.permute(T4, [0, 2, 1, 3])
+    T6 = fd.ops.reshape(T2, [16, 128, 1024], [16, 128, 16, 64])
+    T7 = fd.ops.permute(T6, [0, 2, 1, 3])
+    T8 = fd.ops.reshape(T3, [16, 128, 1024], [16, 128, 16, 64])
+    T9 = fd.ops.permute(T8, [0, 2, 1, 3])
+    fd.add_output(T5)
+    fd.add_output(T7)
+    fd.add_output(T9)
+
+with FusionDefinition() as fd:
+    nvfuser_fusion_id0(fd)
+
+inputs = [torch.randn(16, 128, 3072, device='cuda')]
+fd.execute(inputs)
+"""
+
+
+def seed_expected(x):
+    return [x[..., i * 1024 : (i + 1) * 1024].reshape(16, 128, 16, 64).permute(0, 2, 1, 3) for i in range(3)]
+
+
+THUNDER = """\
+# CUDA devices:
+#  0: NVIDIA H200
+# torch version: 2.5.0
+# nvfuser version: 0.2.10
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def nvfuser_fusion_id12(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, None], dtype=DataType.Float, is_cpu=False,
+                          stride_order=[0, 1])
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half, is_cpu=False)
+    S2 = fd.define_scalar(None, dtype=DataType.Double)
+    T3 = fd.ops.cast(T1, dtype=DataType.Float)
+    T4 = fd.ops.mul(T0, T3)
+    T5 = fd.ops.clamp(T4, S2, float("inf"))
+    T6 = fd.ops.sum(T5, dims=[1], keepdim=False, dtype=DataType.Float)
+    fd.add_output(T5)
+    fd.add_output(T6)
+
+with FusionDefinition() as fd:
+    nvfuser_fusion_id12(fd)
+
+inputs = [
+    torch.randn(12, dtype=torch.float32, device='cuda:0').as_strided((3, 4), (1, 3)),
+    torch.testing.make_tensor((3, 4), dtype=torch.float16, device='cuda:0'),
+    -0.25,
+]
+fd.execute(inputs)
+"""
+
+
+def thunder_expected(a, b, lo):
+    t5 = (a * b.float()).clamp(min=lo)
+    return [t5, t5.sum(1)]
+
+
+INLINE_AFTER_INPUTS = '''\
+"""Operators on handles, from_pytorch of an inputs list written after the definition."""
+import torch
+from nvfuser import FusionDefinition, DataType
+
+with FusionDefinition() as fd:
+    T0 = fd.from_pytorch(inputs[0])
+    T1 = fd.from_pytorch(inputs[1])
+    T2 = T0 + T1 * 2.0
+    T3 = -T2 / (T1 - 0.5)
+    T4 = abs(T3) ** 2 - 10 // 3
+    fd.add_output(T4)
+
+inputs = [torch.rand(2, 3, device="cuda"), torch.rand(2, 3, device="cuda")]
+outputs = fd.execute(inputs)
+print(outputs)
+'''
+
+
+def inline_expected(a, b):
+    return [(-(a + b * 2.0) / (b - 0.5)).abs() ** 2 - 3]
+
+
+DIRECT = """\
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+
+def nvfuser_fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[4, 5], contiguity=[True, True], dtype=DataType.BFloat16)
+    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    T2 = fd.ops.exp(T1)
+    T3, T4 = fd.ops.var_mean(T2, dims=[1], correction=0, keepdim=False)
+    fd.add_output(T3)
+    fd.add_output(T4)
+
+with FusionDefinition() as fd:
+    nvfuser_fusion(fd)
+
+inputs = [torch.randn(4, 5, dtype=torch.bfloat16, device="cuda")]
+"""
+
+
+def direct_expected(x):
+    var, mean = torch.var_mean(x.float().exp(), dim=1, correction=0)
+    return [var, mean]
+
+
+SUBCLASS = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+
+
+class MyFusion(FusionDefinition):
+    \"\"\"The legacy subclass style.\"\"\"
+
+    def definition(self):
+        T0 = self.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+        T1 = self.ops.relu(T0)
+        T2 = self.ops.broadcast_in_dim(self.ops.sum(T1, [0]), [3, 2], [1])
+        self.add_output(T2)
+
+    def schedule(self):
+        pass
+
+
+fd = MyFusion()
+inputs = [torch.randn(3, 2, device="cuda")]
+fd.execute(inputs)
+"""
+
+OLD_SPELLINGS = """\
+import torch
+from torch._C._nvfuser import Fusion, FusionDefinition, DataType
+
+fs = Fusion()
+with FusionDefinition(fs) as fd:
+    t0 = fd.define_tensor(symbolic_sizes=[-1, -1], contiguous=[True, True], dtype=DataType.Float)
+    c0 = fd.define_constant(3.0)
+    t1 = fd.ops.sum(t0, axes=[1], keepdim=True)
+    t2 = fd.ops.broadcast_in_dim(t1, output_shape=[2, 3], broadcast_dims=[0, 1])
+    t3 = fd.ops.full(size=[2, 3], arg=c0, dtype=DataType.Float)
+    t4 = fd.ops.add(t2, t3)
+    t5 = fd.ops.squeeze(t1, [2, 1], [1])
+    fd.add_output(t4)
+    fd.add_output(t5)
+
+inputs = [torch.randn(2, 3, device="cuda")]
+out = fs.execute(inputs)[0]
+"""
+
+SCALAR_INPUTS = """\
+from hfuse import FusionDefinition, DataType
+
+with FusionDefinition() as fd:
+    T0 = fd.define_tensor(shape=[-1], contiguity=True, dtype=DataType.Int32)
+    S1 = fd.define_scalar(dtype=DataType.Int)
+    S2 = fd.define_scalar(2 ** 3 - 1, dtype=DataType.Int)
+    T3 = fd.ops.mul(T0, S1)
+    T4 = fd.ops.add(T3, S2)
+    T5 = fd.ops.where(fd.ops.gt(T4, 10), T4, -1)
+    fd.add_output(T5)
+
+inputs = [torch.randint(0, 10, (6,), dtype=torch.int32, device="cuda"), 3]
+"""
+
+STRIDED_INPUTS = """\
+import torch as th
+import nvfuser as nvf
+
+with nvf.FusionDefinition() as fd:
+    T0 = fd.from_pytorch(inputs[0])
+    T1 = fd.from_pytorch(inputs[1])
+    T2 = fd.ops.add(T0, T1)
+    fd.add_output(T2)
+
+shape = [3, 4]
+inputs = [
+    th.ones(shape, dtype=th.float64, device="cuda").triu(1),
+    th.arange(12, device="cuda").to(th.float64).cuda().as_strided([3, 4], [1, 3]),
+]
+"""
+
+STATIC_NO_INPUTS = """\
+with FusionDefinition() as fd:
+    T0 = fd.define_tensor(shape=[2, 3], contiguity=[True, True], dtype=DataType.Float)
+    T1 = fd.ops.sin(T0)
+    fd.add_output(T1)
+"""
+
+KEYWORD_EXECUTE = """\
+with FusionDefinition() as fd:
+    T0 = fd.from_pytorch(args[0])
+    T1 = fd.ops.sum(T0, dims=[T0.ndim - 1])
+    fd.add_output(T1)
+
+args = [torch.randn(2, 5, device="cuda:0")]
+out = fd.execute(inputs=args, device="cuda")
+"""
+
+STYLES = [
+    ("seed-nanogpt-qkv", SEED, seed_expected),
+    ("thunder-make-tensor-as-strided", THUNDER, thunder_expected),
+    ("inline-operators-from-pytorch", INLINE_AFTER_INPUTS, inline_expected),
+    ("nvfuser-direct-var-mean", DIRECT, direct_expected),
+    ("subclass-definition", SUBCLASS, lambda x: [x.relu().sum(0).expand(3, 2)]),
+    (
+        "torch-c-nvfuser-old-spellings",
+        OLD_SPELLINGS,
+        lambda x: [(x.sum(1, keepdim=True) + 3.0).expand(2, 3), x.sum(1)],
+    ),
+    ("scalar-inputs", SCALAR_INPUTS, lambda x, s: [torch.where(x * s + 7 > 10, x * s + 7, -1)]),
+    ("strided-inputs-aliased-imports", STRIDED_INPUTS, lambda a, b: [a + b]),
+    ("no-inputs-list", STATIC_NO_INPUTS, lambda x: [x.sin()]),
+    ("execute-keyword-inputs-and-ndim", KEYWORD_EXECUTE, lambda x: [x.sum(1)]),
+]
+
+
+@pytest.mark.parametrize(("script", "expected"), [s[1:] for s in STYLES], ids=[s[0] for s in STYLES])
+def test_scripts_load_and_agree_with_torch(script, expected, device):
+    loaded = load(script, device=device)
+    assert isinstance(loaded, Script) and loaded.text == script
+    got = evaluate(loaded.fusion, loaded.inputs)
+    want = expected(*loaded.inputs)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w.to(g.dtype), rtol=1e-5, atol=1e-5)
+
+
+def test_seed_binds_symbolic_sizes_and_runs_on_the_chosen_device():
+    loaded = load(SEED, device="cpu")
+    (x,) = loaded.inputs
+    assert x.device.type == "cpu" and tuple(x.shape) == (16, 128, 3072)
+    assert loaded.fusion.value(loaded.fusion.inputs[0]).shape == (16, 128, 3072)
+    assert [loaded.fusion.value(o.name).shape for o in loaded.fusion.outputs] == [(16, 16, 128, 64)] * 3
+
+
+def test_thunder_inputs_keep_their_strides_and_dtypes():
+    loaded = load(THUNDER, device="cpu")
+    a, b, s = loaded.inputs
+    assert a.stride() == (1, 3) and b.dtype == torch.float16 and s == -0.25
+    values = [loaded.fusion.value(name) for name in loaded.fusion.inputs]
+    assert values[0].strides == (1, 3)
+    assert [v.dtype for v in values] == [DataType.Float, DataType.Half, DataType.Double]
+
+
+@pytest.mark.parametrize(
+    ("script", "message", "line"),
+    [
+        (
+            "with FusionDefinition() as fd:\n"
+            "    T0 = fd.define_tensor(shape=[2, 3], contiguity=True)\n"
+            "    T1 = fd.define_tensor(shape=[4, 5], contiguity=True)\n"
+            "    T2 = fd.ops.add(T0, T1)\n"
+            "    fd.add_output(T2)\n",
+            r"line 4, column 10: add: shapes \[2, 3\], \[4, 5\] do not broadcast.*"
+            r"\n        T2 = fd.ops.add\(T0, T1\)\n             \^",
+            4,
+        ),
+        (
+            "with FusionDefinition() as fd:\n"
+            "    T0 = fd.define_tensor(shape=[2, 3], contiguity=True)\n"
+            "    T1 = fd.ops.sum(T0, dims=[7])\n"
+            "    fd.add_output(T1)\n",
+            r"line 3, column 10.*\n        T1 = fd.ops.sum",
+            3,
+        ),
+        (
+            "with FusionDefinition() as fd:\n"
+            "    T0 = fd.define_tensor(shape=[2, 3], contiguity=True)\n"
+            "    T1 = fd.ops.permute(T0, dims=[0, 1], bogus=2)\n",
+            r"line 3, column 10.*bogus",
+            3,
+        ),
+    ],
+    ids=["shapes-do-not-broadcast", "dim-out-of-range", "unknown-keyword"],
+)
+def test_definition_errors_carry_line_and_source(script, message, line):
+    with pytest.raises(DefinitionError, match=message) as caught:
+        load(script, device="cpu")
+    assert caught.value.loc[0] == line
+
+
+# (id, script, message, line)
+PARSE_ERRORS = [
+    ("no-definition", "x = 1\n", "no fusion definition found", 1),
+    (
+        "two-definitions",
+        "with FusionDefinition() as fd:\n    pass\nwith FusionDefinition() as fd2:\n    pass\n",
+        "a second one",
+        3,
+    ),
+    (
+        "unpack-count",
+        "with FusionDefinition() as fd:\n    T0, T1 = fd.define_tensor(shape=[2], contiguity=True)\n",
+        "2 names are assigned",
+        2,
+    ),
+    (
+        "fd-as-operand",
+        "with FusionDefinition() as fd:\n    T0 = fd.ops.add(fd, 1)\n",
+        "fd cannot be passed to fd.ops.add",
+        2,
+    ),
+    (
+        "torch-dtype-in-definition",
+        "with FusionDefinition() as fd:\n    T0 = fd.define_tensor([2], dtype=torch.float32)\n",
+        "write DataType.X, not torch.float32",
+        2,
+    ),
+    (
+        "unknown-op",
+        "with FusionDefinition() as fd:\n    T0 = fd.ops.no_such_op(1)\n",
+        "fd.ops has no attribute no_such_op",
+        2,
+    ),
+    (
+        "unknown-datatype",
+        "with FusionDefinition() as fd:\n    T0 = fd.define_tensor([2], dtype=DataType.Float64)\n",
+        "DataType has no attribute Float64",
+        2,
+    ),
+    ("unknown-device", "inputs = [torch.randn(2, device='tpu')]\n", "device='tpu' is not a device", 1),
+    (
+        "as-strided-out-of-storage",
+        "inputs = [torch.randn(2).as_strided((3, 3), (3, 1))]\n",
+        "reach element 8; the tensor holds 2",
+        1,
+    ),
+    ("unknown-keyword", "inputs = [torch.randn(2, 3, pin_memory=True)]\n", "pin_memory is not supported", 1),
+    ("list-index", "x = [1, 2][5]\n", "out of range for a list of 2", 1),
+    ("division-by-zero", "x = 1 / 0\n", "/ by zero", 1),
+    ("function-arity", "def f(fd, g):\n    pass\n", "exactly one parameter", 1),
+    ("undefined-function", "with FusionDefinition() as fd:\n    f(fd)\n", "calls to f are not part", 2),
+    ("ops-at-top-level", "fd.ops.add(1, 2)\n", "belong inside the definition", 1),
+    (
+        "dotted-call-at-top-level",
+        "import torch\ntorch.manual_seed(0)\n",
+        "calls to torch.manual_seed are not part",
+        2,
+    ),
+    ("syntax-error", "x = (1\n", "not valid Python", 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("script", "message", "line"), [c[1:] for c in PARSE_ERRORS], ids=[c[0] for c in PARSE_ERRORS]
+)
+def test_parse_errors_say_where_and_what(script, message, line):
+    with pytest.raises(ParseError, match=re.escape(message)) as caught:
+        load(script, device="cpu")
+    assert caught.value.line == line
+    assert script.splitlines()[line - 1].strip()[:10] in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [("tpu", "not a torch device"), ("meta", "hfuse runs on 'cpu' or 'cuda'")]
+    + ([] if torch.cuda.is_available() else [("cuda", "no CUDA device here")]),
+    ids=lambda v: str(v)[:12],
+)
+def test_unusable_devices_are_refused(device, message):
+    with pytest.raises(UnsupportedError, match=re.escape(message)):
+        load(STATIC_NO_INPUTS, device=device)
+
+
+def test_default_device_is_the_gpu_when_there_is_one():
+    (x,) = load(STATIC_NO_INPUTS).inputs
+    assert x.device.type == ("cuda" if torch.cuda.is_available() else "cpu")

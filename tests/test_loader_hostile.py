@@ -1,0 +1,254 @@
+"""Hostile scripts: each one is refused with a located HfuseError, and loading it leaves no trace."""
+
+import os
+import re
+import sys
+
+import pytest
+
+from hfuse import LimitError, ParseError, load
+
+DEFINE = "with FusionDefinition() as fd:\n    T0 = fd.define_tensor(shape=[2], contiguity=True)\n"
+WARM_UP = (
+    DEFINE
+    + "    T1 = fd.from_pytorch(inputs[0])\n    fd.add_output(T0 + T1)\n"
+    + "inputs = [torch.testing.make_tensor(2, dtype=torch.float32, device='cuda'), "
+    + "torch.randn(4).as_strided((2,), (2,))]\n"
+)
+NOT_READ = "are not part of a fusion definition"
+
+# (id, script, error, message, line)
+HOSTILE = [
+    ("import-os", "import os\n", ParseError, "importing os is not supported", 1),
+    ("from-os-import", "from os import system\n", ParseError, "importing from os is not supported", 1),
+    ("import-star", "from nvfuser import *\n", ParseError, "nvfuser.* is not supported", 1),
+    ("import-in-definition", DEFINE + "    import os\n", ParseError, "imports inside a definition", 3),
+    (
+        "dunder-import",
+        DEFINE + "    m = __import__('os')\n",
+        ParseError,
+        f"calls to __import__ {NOT_READ}",
+        3,
+    ),
+    ("open-top-level", "open('pwned', 'w')\n", ParseError, f"calls to open {NOT_READ}", 1),
+    ("open-in-inputs", "inputs = [open('pwned', 'w')]\n", ParseError, f"calls to open {NOT_READ}", 1),
+    (
+        "open-in-execute",
+        DEFINE + "    fd.add_output(T0)\nfd.execute(open('pwned', 'w'))\n",
+        ParseError,
+        f"calls to open {NOT_READ}",
+        4,
+    ),
+    ("print-a-call", "print(open('pwned', 'w'))\n", ParseError, f"calls to print {NOT_READ}", 1),
+    (
+        "subclasses-walk",
+        "x = ().__class__.__bases__[0].__subclasses__()\n",
+        ParseError,
+        "attribute __subclasses__ is private",
+        1,
+    ),
+    ("fd-class", DEFINE + "    c = fd.__class__\n", ParseError, "attribute __class__ is private", 3),
+    ("ops-dict", DEFINE + "    d = fd.ops.__dict__\n", ParseError, "attribute __dict__ is private", 3),
+    ("ops-back-to-fd", DEFINE + "    d = fd.ops._fd\n", ParseError, "attribute _fd is private", 3),
+    ("fd-records", DEFINE + "    r = fd._records\n", ParseError, "attribute _records is private", 3),
+    ("handle-class", DEFINE + "    c = T0.__class__\n", ParseError, "attribute __class__ is private", 3),
+    ("handle-attribute", DEFINE + "    c = T0.fd\n", ParseError, "a fusion value has no attribute fd", 3),
+    ("datatype-class", "x = DataType.__class__\n", ParseError, "attribute __class__ is private", 1),
+    ("torch-load", "x = torch.load('weights.pt')\n", ParseError, "torch has no attribute load", 1),
+    (
+        "torch-save",
+        "inputs = [torch.randn(2)]\nx = torch.save(inputs, 'pwned')\n",
+        ParseError,
+        "torch has no attribute save",
+        2,
+    ),
+    ("torch-ops-aten", "x = torch.ops.aten.add\n", ParseError, "torch has no attribute ops", 1),
+    (
+        "tensor-numpy",
+        "inputs = [torch.randn(2).numpy()]\n",
+        ParseError,
+        "an input tensor has no attribute numpy",
+        1,
+    ),
+    (
+        "tensor-storage",
+        "x = torch.randn(2).untyped_storage()\n",
+        ParseError,
+        "no attribute untyped_storage",
+        1,
+    ),
+    ("getattr", DEFINE + "    x = getattr(fd, 'ops')\n", ParseError, f"calls to getattr {NOT_READ}", 3),
+    ("setattr", DEFINE + "    setattr(fd, 'ops', 1)\n", ParseError, f"calls to setattr {NOT_READ}", 3),
+    ("type-call", "x = type('A', (), {})\n", ParseError, f"calls to type {NOT_READ}", 1),
+    ("lambda", "f = lambda: open('pwned', 'w')\n", ParseError, f"lambda expressions {NOT_READ}", 1),
+    ("comprehension", "x = [open(p) for p in ['a']]\n", ParseError, f"comprehensions {NOT_READ}", 1),
+    ("generator", DEFINE + "    x = list(i for i in [1])\n", ParseError, f"calls to list {NOT_READ}", 3),
+    ("while-true", "while True:\n    pass\n", ParseError, f"while loops {NOT_READ}", 1),
+    (
+        "for-loop",
+        DEFINE + "    for i in [1, 2]:\n        T0 = T0 + 1\n",
+        ParseError,
+        f"for loops {NOT_READ}",
+        3,
+    ),
+    ("if-statement", "if __name__ == '__main__':\n    pass\n", ParseError, f"if statements {NOT_READ}", 1),
+    (
+        "try-block",
+        DEFINE + "    try:\n        pass\n    except Exception:\n        pass\n",
+        ParseError,
+        f"try blocks {NOT_READ}",
+        3,
+    ),
+    (
+        "recursion",
+        "def f(fd):\n    f(fd)\nwith FusionDefinition() as fd:\n    f(fd)\n",
+        ParseError,
+        "f is called twice",
+        2,
+    ),
+    ("gigantic-shape", "inputs = [torch.randn(2**40, 2**20)]\n", LimitError, "HFUSE_MAX_INPUT_BYTES", 1),
+    ("shape-beyond-64-bits", "inputs = [torch.zeros(10**30)]\n", LimitError, "does not fit in 64 bits", 1),
+    (
+        "define-beyond-64-bits",
+        DEFINE + "    T1 = fd.define_tensor([10**30])\n",
+        LimitError,
+        "does not fit in 64 bits",
+        3,
+    ),
+    ("negative-extent", "inputs = [torch.ones(3, -1)]\n", ParseError, "the extent -1 is negative", 1),
+    ("exponent-tower", "x = 10**10**10\n", LimitError, "10 ** 10000000000 does not fit in 64 bits", 1),
+    ("shift-tower", "x = 1 << 10**9\n", LimitError, "1 << 1000000000 does not fit in 64 bits", 1),
+    ("float-overflow", "x = 2.0 ** 100000\n", LimitError, "overflows a 64-bit float", 1),
+    ("huge-int-from-float", "x = int(1e300)\n", LimitError, "does not fit in 64 bits", 1),
+    (
+        "list-repetition",
+        "x = [0] * 10**9\n",
+        ParseError,
+        "* applies to numbers and fusion values, not a list",
+        1,
+    ),
+    (
+        "string-repetition",
+        "x = 'a' * 10**9\n",
+        ParseError,
+        "* applies to numbers and fusion values, not a string",
+        1,
+    ),
+    ("deep-list", "x = " + "[" * 10000 + "]" * 10000 + "\n", LimitError, "HFUSE_MAX_NESTING", 1),
+    ("deep-parentheses", "\n" + "x = " + "(" * 50000 + "1" + ")" * 50000, LimitError, "HFUSE_MAX_NESTING", 2),
+    ("deep-unary", "x = " + "-" * 100000 + "1\n", LimitError, "HFUSE_MAX_NESTING", 1),
+    ("long-operator-chain", "x = " + "1+" * 60000 + "1\n", LimitError, "HFUSE_MAX_NESTING", 1),
+    ("megabyte-script", "x = 1\n" * 200000, LimitError, "HFUSE_MAX_SCRIPT_CHARS", 1),
+    ("null-byte", "x = 1\ny = 'a\0b'\n", ParseError, "null byte", 2),
+    ("decorator", "@staticmethod\ndef f(fd):\n    pass\n", ParseError, "decorators", 1),
+    ("global", DEFINE + "    global T0\n", ParseError, f"global statements {NOT_READ}", 3),
+    ("exec", DEFINE + "    exec('import os')\n", ParseError, f"calls to exec {NOT_READ}", 3),
+    ("eval", "inputs = [eval('1')]\n", ParseError, f"calls to eval {NOT_READ}", 1),
+    (
+        "compile",
+        DEFINE + "    c = compile('1', 'f', 'exec')\n",
+        ParseError,
+        f"calls to compile {NOT_READ}",
+        3,
+    ),
+    ("breakpoint", DEFINE + "    breakpoint()\n", ParseError, f"calls to breakpoint {NOT_READ}", 3),
+    ("f-string-with-call", "x = f\"{open('pwned', 'w')}\"\n", ParseError, f"f-strings {NOT_READ}", 1),
+    (
+        "walrus",
+        DEFINE + "    fd.add_output(T1 := T0)\n",
+        ParseError,
+        f"assignment expressions (:=) {NOT_READ}",
+        3,
+    ),
+    (
+        "class-with-metaclass",
+        "class A(FusionDefinition, metaclass=type):\n    def definition(self):\n        pass\n",
+        ParseError,
+        "must derive from FusionDefinition only",
+        1,
+    ),
+    (
+        "class-extra-method",
+        "class A(FusionDefinition):\n    def __init__(self):\n        pass\n",
+        ParseError,
+        "may hold only definition(self) and schedule(self)",
+        2,
+    ),
+    ("starred-arguments", DEFINE + "    T1 = fd.ops.add(*[T0, T0])\n", ParseError, "*arguments", 3),
+    ("huge-literal", "x = " + "9" * 5000 + "\n", ParseError, "not valid Python", 1),
+]
+
+
+def _line_of(error: Exception) -> int:
+    if isinstance(error, ParseError):
+        return error.line
+    found = re.match(r"line (\d+),", str(error))
+    assert found, f"no line in {error}"
+    return int(found.group(1))
+
+
+@pytest.fixture
+def quiet_sandbox(tmp_path, monkeypatch):
+    """Runs the test in an empty directory and checks that no file and no module appeared."""
+    load(WARM_UP, device="cpu")  # makes every import a successful load makes
+    monkeypatch.chdir(tmp_path)
+    modules = set(sys.modules)
+    yield
+    assert os.listdir(tmp_path) == []
+    assert set(sys.modules) - modules == set()
+
+
+@pytest.mark.parametrize(
+    ("script", "error", "message", "line"), [case[1:] for case in HOSTILE], ids=[case[0] for case in HOSTILE]
+)
+def test_hostile_scripts_are_refused_where_they_are_written(script, error, message, line, quiet_sandbox):
+    with pytest.raises(error, match=re.escape(message)) as caught:
+        load(script, device="cpu")
+    assert _line_of(caught.value) == line
+
+
+# (id, setting, value, script, message)
+LIMITS = [
+    (
+        "script-chars",
+        "HFUSE_MAX_SCRIPT_CHARS",
+        "50",
+        "x = 1\n" * 10,
+        "the script is 60 characters long; the limit is 50",
+    ),
+    (
+        "ops",
+        "HFUSE_MAX_OPS",
+        "3",
+        DEFINE + "    T1 = -T0\n    T2 = T1 + T1\n    T3 = fd.ops.abs(T2)\n",
+        "records more than 3 ops",
+    ),
+    ("nesting", "HFUSE_MAX_NESTING", "4", "x = [[[[[[1]]]]]]\n", "nest deeper than 4 levels"),
+    (
+        "input-bytes-in-all",
+        "HFUSE_MAX_INPUT_BYTES",
+        "100",
+        "inputs = [torch.zeros(20), torch.zeros(20)]\n",
+        "the inputs may take 100 bytes in all",
+    ),
+    ("rank", "HFUSE_MAX_RANK", "2", "inputs = [torch.zeros(1, 1, 1)]\n", "rank 3 is above the limit of 2"),
+]
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "script", "message"), [c[1:] for c in LIMITS], ids=[c[0] for c in LIMITS]
+)
+def test_each_limit_names_its_setting(setting, value, script, message, monkeypatch):
+    monkeypatch.setenv(setting, value)
+    with pytest.raises(LimitError, match=re.escape(message)) as caught:
+        load(script, device="cpu")
+    assert setting in str(caught.value)
+
+
+def test_raising_a_limit_lets_the_script_load(monkeypatch):
+    script = DEFINE + "    T1 = -T0\n    T2 = T1 + T1\n    fd.add_output(T2)\n"
+    monkeypatch.setenv("HFUSE_MAX_OPS", "3")
+    with pytest.raises(LimitError):
+        load(script, device="cpu")
+    monkeypatch.setenv("HFUSE_MAX_OPS", "4")
+    assert len(load(script, device="cpu").fusion.exprs) == 2

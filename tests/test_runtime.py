@@ -1,0 +1,354 @@
+"""The runtime: kernel cache, byte counting, plan cache, validation, poisoning, backends and the profile."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+import hfuse
+from hfuse import pipeline, settings
+from hfuse.builder import FusionBuilder
+from hfuse.codegen.model import KernelSource
+from hfuse.dtypes import DataType
+from hfuse.errors import DefinitionError, KernelError, UnsupportedError, ValidationError
+from hfuse.ir import Fusion, Op
+from hfuse.runtime import clear_cache, execute
+from hfuse.runtime import executor as executor_module
+from hfuse.runtime.bytes import segment_bytes
+from hfuse.runtime.device import peak_from_clock
+from hfuse.runtime.kernel_cache import load_kernel, source_hash
+from hfuse.segment.model import Group, SchedulerKind
+
+F32 = 4
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(settings.CACHE_DIR.env, str(tmp_path / "kernels"))
+    monkeypatch.delenv(settings.POISON_OUTPUTS.env, raising=False)
+    clear_cache()
+    yield
+    clear_cache()
+
+
+# ---- kernel cache -------------------------------------------------------------------------------
+
+DOUBLE_KERNEL = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 2, mask=mask)
+
+
+def launch(x, out):
+    double_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
+"""
+
+
+def _kernel_source(source: str) -> KernelSource:
+    return KernelSource("double", 0, "pointwise", source, ("x",), ("out",), (2,), 4)
+
+
+def test_kernel_cache_writes_source_by_hash_and_imports_it_once(tmp_path, device):
+    source = DOUBLE_KERNEL + f"# {tmp_path.name}\n"  # a source no earlier test has imported
+    module = load_kernel(_kernel_source(source))
+    path = tmp_path / "kernels" / f"{source_hash(source)}.py"
+    assert path.read_text() == source
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
+    assert load_kernel(_kernel_source(source)) is module
+    x = torch.arange(100, dtype=torch.float32, device=device)
+    out = torch.full_like(x, float("nan"))
+    module.launch(x, out)
+    torch.testing.assert_close(out, x * 2)
+
+
+@pytest.mark.parametrize(
+    "source, match",
+    [
+        ("def launch(:\n", r"failed to import \(SyntaxError"),
+        ("import triton\nVALUE = 1\n", "defines no launch"),
+    ],
+    ids=["syntax-error", "no-launch"],
+)
+def test_kernel_cache_rejects_broken_modules(source, match):
+    with pytest.raises(KernelError, match=match):
+        load_kernel(_kernel_source(source))
+
+
+def test_kernel_cache_names_the_setting_when_the_folder_is_not_writable(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv(settings.CACHE_DIR.env, str(blocker / "kernels"))
+    with pytest.raises(KernelError, match="HFUSE_CACHE_DIR"):
+        load_kernel(_kernel_source(DOUBLE_KERNEL + "# unwritable\n"))
+
+
+def test_interpreter_is_on_without_cuda():
+    if torch.cuda.is_available():
+        pytest.skip("on CUDA kernels are compiled, not interpreted")
+    load_kernel(_kernel_source(DOUBLE_KERNEL))
+    assert os.environ.get("TRITON_INTERPRET") == "1"
+
+
+# ---- bytes counted from the IR ------------------------------------------------------------------
+
+
+def _slice_cols(b, x, start, end):
+    return b.add(Op.SLICE, [x], {"starts": [0, start], "ends": [x.shape[0], end], "strides": [1, 1]})[0]
+
+
+def _sliced(b, x):
+    return [_slice_cols(b, x, 2, 6)]
+
+
+def _broadcast_operand(b, x):
+    row = b.define_tensor([8], DataType.Float)
+    (wide,) = b.add(Op.BROADCAST_IN_DIM, [row], {"shape": [4, 8], "broadcast_dims": [1]})
+    return [b.add(Op.ADD, [x, wide])[0]]
+
+
+def _cropped(b, x):
+    zero = b.define_scalar(DataType.Float, 0.0)
+    return [b.add(Op.PAD, [x, zero], {"pad_widths": [-1, -1]})[0]]
+
+
+def _cat_of_edges(b, x):
+    return [b.add(Op.CAT, [_slice_cols(b, x, 0, 2), _slice_cols(b, x, 6, 8)], {"dim": 1})[0]]
+
+
+def _sum_of_rows(b, x):
+    (top,) = b.add(Op.SLICE, [x], {"starts": [0, 0], "ends": [2, 8], "strides": [1, 1]})
+    return [b.add(Op.SUM, [top], {"dims": [1]})[0]]
+
+
+def _two_overlapping_slices(b, x):
+    return [_slice_cols(b, x, 0, 4), _slice_cols(b, x, 2, 6)]
+
+
+def _negated(b, x):
+    return [b.add(Op.NEG, [x])[0]]
+
+
+BYTE_CASES = [
+    # (build, input strides, bytes read, bytes written)
+    (_sliced, None, 4 * 4 * F32, 4 * 4 * F32),
+    (_broadcast_operand, None, (32 + 8) * F32, 32 * F32),
+    (_cropped, None, 4 * 6 * F32, 4 * 6 * F32),
+    (_cat_of_edges, None, 4 * 4 * F32, 4 * 4 * F32),
+    (_sum_of_rows, None, 2 * 8 * F32, 2 * F32),
+    (_two_overlapping_slices, None, 4 * 6 * F32, 2 * 4 * 4 * F32),
+    (_negated, (0, 1), 8 * F32, 32 * F32),
+]
+
+
+@pytest.mark.parametrize(
+    "build, strides, read, written",
+    BYTE_CASES,
+    ids=[
+        "slice",
+        "broadcast-operand",
+        "negative-pad",
+        "cat-of-slices",
+        "sum-of-slice",
+        "overlap",
+        "stride-0",
+    ],
+)
+def test_segment_bytes_count_each_element_read_once(build, strides, read, written):
+    b = FusionBuilder()
+    x = b.define_tensor([4, 8], DataType.Float, strides)
+    for out in build(b, x):
+        b.add_output(out)
+    fusion = b.build()
+    group = Group(0, SchedulerKind.POINTWISE, fusion.exprs, fusion.inputs, fusion.output_names)
+    assert segment_bytes(fusion, group) == (read, written)
+
+
+def test_alias_segments_move_no_bytes():
+    fusion = _pointwise_fusion()
+    group = Group(0, SchedulerKind.ALIAS, fusion.exprs, fusion.inputs, fusion.output_names)
+    assert segment_bytes(fusion, group) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    "clock_khz, bus_bits, gbs",
+    [(1_215_000, 5120, 1555.2), (2_619_000, 6144, 4023.0)],
+    ids=["A100-40GB", "H100-SXM"],
+)
+def test_nominal_peak_is_twice_clock_times_bus_width(clock_khz, bus_bits, gbs):
+    assert peak_from_clock(clock_khz, bus_bits) == pytest.approx(gbs, rel=1e-3)
+
+
+# ---- execute ------------------------------------------------------------------------------------
+
+
+def _pointwise_fusion(n: int = 200) -> Fusion:
+    b = FusionBuilder()
+    x = b.define_tensor([n], DataType.Float)
+    y = b.define_tensor([n], DataType.Float)
+    (prod,) = b.add(Op.MUL, [x, y])
+    (out,) = b.add(Op.ADD, [prod, x])
+    b.add_output(out)
+    return b.build()
+
+
+def _inputs(fusion: Fusion, device: str) -> list[torch.Tensor]:
+    return [torch.randn(fusion.value(n).shape, device=device) for n in fusion.inputs]
+
+
+def _expected(inputs):
+    x, y = inputs
+    return x * y + x
+
+
+@pytest.mark.parametrize("backend", ["hfuse", "naive", "eager"], ids=["hfuse", "naive", "eager"])
+def test_execute_matches_torch(backend, device):
+    fusion = _pointwise_fusion()
+    inputs = _inputs(fusion, device)
+    outputs, profile, compiled = execute(fusion, inputs, backend=backend)
+    torch.testing.assert_close(outputs[0], _expected(inputs))
+    assert profile is None
+    assert compiled.fusion is fusion
+
+
+def test_second_call_is_a_cache_hit_without_segmentation_codegen_or_validation(monkeypatch, device):
+    calls = {"segment": 0, "generate": 0, "validate": 0}
+
+    def counted(name, function):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(hfuse.pipeline, "segment", counted("segment", pipeline.segment))
+    monkeypatch.setattr(hfuse.pipeline, "generate", counted("generate", pipeline.generate))
+    monkeypatch.setattr(
+        executor_module, "validate_outputs", counted("validate", executor_module.validate_outputs)
+    )
+    fusion = _pointwise_fusion()
+    first = execute(fusion, _inputs(fusion, device), profile=True)
+    after_first = dict(calls)
+    inputs = _inputs(fusion, device)
+    outputs, profile, compiled = execute(fusion, inputs, profile=True)
+    assert after_first["segment"] == 1 and after_first["validate"] == 1 and after_first["generate"] >= 1
+    assert calls == after_first
+    assert compiled is first[2]
+    assert (first[1].cache_hit, profile.cache_hit) == (False, True)
+    assert profile.compile_time_ms == 0.0 and profile.validated
+    torch.testing.assert_close(outputs[0], _expected(inputs))
+
+
+def _zero_writing(original):
+    def launch(*args):
+        original(*args)
+        args[-1].zero_()
+
+    return launch
+
+
+def _tail_skipping(original):
+    """A kernel whose mask forgets the last element: it writes everything else."""
+
+    def launch(*args):
+        scratch = torch.empty_like(args[-1])
+        original(*args[:-1], scratch)
+        args[-1].view(-1)[:-1] = scratch.view(-1)[:-1]
+
+    return launch
+
+
+@pytest.mark.parametrize(
+    "broken, match",
+    [(_zero_writing, r"output T\d+ .* written by kernel hfuse_\w+"), (_tail_skipping, r"got nan")],
+    ids=["wrong-values", "unwritten-element"],
+)
+def test_first_run_validates_against_the_reference(broken, match, monkeypatch, device):
+    fusion = _pointwise_fusion()
+    compiled = hfuse.compile(fusion)
+    module = load_kernel(compiled.kernels[0])
+    monkeypatch.setattr(module, "launch", broken(module.launch))
+    with pytest.raises(ValidationError, match=match):
+        execute(fusion, _inputs(fusion, device))
+
+
+def test_poison_setting_fills_outputs_on_validated_runs(monkeypatch, device):
+    fusion = _pointwise_fusion()
+    execute(fusion, _inputs(fusion, device))  # validated with the real kernel
+    module = load_kernel(hfuse.compile(fusion).kernels[0])
+    monkeypatch.setattr(module, "launch", _tail_skipping(module.launch))
+    monkeypatch.setenv(settings.POISON_OUTPUTS.env, "1")
+    outputs, _, _ = execute(fusion, _inputs(fusion, device))
+    assert torch.isnan(outputs[0][-1]) and not torch.isnan(outputs[0][:-1]).any()
+
+
+def test_profile_without_cuda_marks_times_not_meaningful(device):
+    if device == "cuda":
+        pytest.skip("on CUDA times are measured")
+    fusion = _pointwise_fusion()
+    _, profile, compiled = execute(fusion, _inputs(fusion, device), profile=True)
+    assert not profile.times_meaningful and profile.kernel_time_ms is None
+    assert all(k.time_ms is None and k.effective_bandwidth_gbs is None for k in profile.kernel_profiles)
+    assert profile.validated and profile.max_abs_error is not None
+    assert profile.segments == compiled.kernel_count == len(compiled.kernels)
+    assert (profile.input_bytes, profile.output_bytes) == (2 * 200 * F32, 200 * F32)
+    assert profile.host_time_ms > 0 and profile.compile_time_ms > 0
+
+
+def test_eager_backend_is_one_torch_segment(device):
+    fusion = _pointwise_fusion()
+    _, profile, compiled = execute(fusion, _inputs(fusion, device), backend="eager", profile=True)
+    assert compiled.kernels == () and compiled.kernel_count == 0
+    assert [(k.scheduler, k.launches_kernel) for k in profile.kernel_profiles] == [("torch", False)]
+    assert profile.kernel_profiles[0].input_bytes == 2 * 200 * F32
+
+
+def test_in_place_outputs_are_written_into_their_input_and_not_returned(device):
+    b = FusionBuilder()
+    x = b.define_tensor([64], DataType.Float)
+    (doubled,) = b.add(Op.ADD, [x, x])
+    (neg,) = b.add(Op.NEG, [x])
+    b.add_output(neg)
+    b.add_output(doubled, alias_input=x)
+    fusion = b.build()
+    x_value = torch.randn(64, device=device)
+    original = x_value.clone()
+    outputs, _, _ = execute(fusion, [x_value])
+    assert len(outputs) == 1
+    torch.testing.assert_close(outputs[0], -original)
+    torch.testing.assert_close(x_value, original * 2)
+
+
+def _strided(x: torch.Tensor) -> torch.Tensor:
+    return x.repeat(2)[::2]
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda f, xs: execute(f, xs[:1]), DefinitionError, "execute got 1 inputs but the fusion defines 2"),
+        (lambda f, xs: execute(f, [xs[0], xs[1][:10]]), DefinitionError, r"\[10\] but the fusion was built"),
+        (lambda f, xs: execute(f, [xs[0], _strided(xs[1])]), DefinitionError, r"strides \[2\] but .* \[1\]"),
+        (lambda f, xs: execute(f, xs, backend="tvm"), UnsupportedError, "unknown backend 'tvm'"),
+    ],
+    ids=["input-count", "input-shape", "input-strides", "unknown-backend"],
+)
+def test_execute_rejects_bad_calls(call, error, match, device):
+    fusion = _pointwise_fusion()
+    with pytest.raises(error, match=match):
+        call(fusion, _inputs(fusion, device))
+
+
+def test_inductor_backend_needs_a_gpu(device):
+    if device == "cuda":
+        pytest.skip("the GPU suite runs inductor")
+    fusion = _pointwise_fusion()
+    with pytest.raises(UnsupportedError, match="compiles for a CUDA GPU and none is available"):
+        execute(fusion, _inputs(fusion, device), backend="inductor")

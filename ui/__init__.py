@@ -1,0 +1,1 @@
+"""Streamlit helpers of the hfuse app (the engine, `hfuse`, never imports Streamlit)."""

@@ -1,0 +1,118 @@
+"""The op builder: add an input, an op or an output; the definition text is printed from the result."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hfuse import edit
+from hfuse.dtypes import DataType
+from hfuse.errors import HfuseError
+from hfuse.ir import Fusion
+from ui import pipeline, state
+
+TENSOR_DTYPES = [d.name for d in DataType if d not in (DataType.Index, DataType.Null)]
+FORMS = {form.op.frontend_name: form for form in edit.op_forms()}
+
+
+def _base_fusion() -> Fusion | None:
+    text = state.definition()
+    if not text.strip():
+        return edit.empty_fusion()
+    try:
+        return pipeline.fusion_of(text)
+    except HfuseError:
+        return None
+
+
+def _apply(fusion: Fusion) -> None:
+    state.replace_definition(str(fusion))
+
+
+def _add_input(fusion: Fusion) -> None:
+    with st.form("builder_input", border=False):
+        left, right = st.columns([3, 2])
+        shape_text = left.text_input("Shape", value="16, 128", key="builder_input_shape")
+        dtype = right.selectbox(
+            "Dtype", TENSOR_DTYPES, index=TENSOR_DTYPES.index("Float"), key="builder_input_dtype"
+        )
+        if st.form_submit_button("Add input tensor"):
+            try:
+                shape = edit.parse_param(edit.Param("shape", "ints"), shape_text)
+                _apply(edit.add_input(fusion, shape, DataType[dtype]))
+            except HfuseError as err:
+                st.error(str(err))
+                return
+            st.rerun()
+
+
+def _add_op(fusion: Fusion) -> None:
+    names = edit.tensor_names(fusion)
+    if not names:
+        st.caption("Add an input tensor first.")
+        return
+    op_name = st.selectbox("Op", list(FORMS), index=list(FORMS).index("add"), key="builder_op")
+    form = FORMS[op_name]
+    variadic = form.operands[-1:] == ("...",)
+    with st.form(f"builder_op_{op_name}", border=False):
+        if variadic:
+            picked = st.multiselect(
+                form.operands[0], names, default=names[:2], key=f"builder_{op_name}_operands"
+            )
+            operands = list(picked)
+        else:
+            columns = st.columns(len(form.operands))
+            operands = [
+                column.text_input(
+                    label,
+                    value=names[min(i, len(names) - 1)],
+                    key=f"builder_{op_name}_{label}",
+                    help="a value name, or a number for a constant",
+                )
+                for i, (column, label) in enumerate(zip(columns, form.operands, strict=True))
+            ]
+        columns = st.columns(max(len(form.params), 1))
+        raw = {
+            p.name: column.text_input(
+                f"{p.name} ({p.kind})", value=p.default, key=f"builder_{op_name}_{p.name}"
+            )
+            for column, p in zip(columns, form.params, strict=False)
+        }
+        if st.form_submit_button(f"Add {op_name}"):
+            try:
+                attrs = {p.name: edit.parse_param(p, raw[p.name]) for p in form.params if raw[p.name].strip()}
+                _apply(edit.add_op(fusion, form.op, operands, attrs))
+            except HfuseError as err:
+                st.error(str(err))
+                return
+            st.rerun()
+
+
+def _add_output(fusion: Fusion) -> None:
+    names = [n for n in edit.tensor_names(fusion) if n not in fusion.output_names]
+    if not names:
+        return
+    with st.form("builder_output", border=False):
+        name = st.selectbox("Mark as output", names, index=len(names) - 1, key="builder_output_name")
+        if st.form_submit_button("Add output"):
+            try:
+                _apply(edit.add_output(fusion, name))
+            except HfuseError as err:
+                st.error(str(err))
+                return
+            st.rerun()
+
+
+def render() -> None:
+    fusion = _base_fusion()
+    if fusion is None:
+        st.info("Fix the definition first: the builder adds to the fusion it defines.")
+        return
+    st.caption(
+        "Each step rewrites the definition from the fusion (comments and formatting are not kept; "
+        "'Restore the previous text' undoes a step). An op's results become outputs."
+    )
+    _add_input(fusion)
+    st.divider()
+    _add_op(fusion)
+    st.divider()
+    _add_output(fusion)

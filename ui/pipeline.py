@@ -1,0 +1,105 @@
+"""The engine's stages for the app, cached by the definition text and view options.
+
+Parsing for diagrams makes the script's inputs on torch's meta device (no memory, nothing runs);
+only a Run makes real tensors. Compiled stages are immutable and shared between sessions.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+import hfuse
+from hfuse import viz
+from hfuse.ir import Fusion
+from hfuse.segment.model import SchedulerKind
+
+if TYPE_CHECKING:
+    from hfuse.pipeline import Compiled
+
+STRATEGY_TITLES = {"hfuse": "hfuse", "naive": "naive"}
+OUTPUT_TITLES = {"views": "views allowed", "contiguous": "contiguous outputs"}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def fusion_of(text: str) -> Fusion:
+    """The fusion a script defines (raises the loader's HfuseError for a bad script)."""
+    return hfuse.load(text, device="meta").fusion
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def compiled_of(text: str, strategy: str, outputs: str) -> Compiled:
+    return hfuse.compile(fusion_of(text), strategy=strategy, alias_outputs=outputs == "views")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def ir_dot(text: str, after_passes: bool) -> str:
+    if not after_passes:
+        return viz.ir_graph(fusion_of(text)).source
+    compiled = compiled_of(text, "hfuse", "views")
+    return viz.ir_graph(
+        compiled.scheduled, views=viz.alias_views(compiled.scheduled, compiled.segmentation)
+    ).source
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def segmentation_dot(text: str, strategy: str, outputs: str) -> str:
+    compiled = compiled_of(text, strategy, outputs)
+    return viz.segmentation_graph(compiled.scheduled, compiled.segmentation).source
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One column of a comparison: its title and the options it compiles with."""
+
+    title: str
+    strategy: str
+    outputs: str
+
+
+def comparison_sides(compare: str, strategy: str, outputs: str) -> tuple[Side, Side]:
+    if compare == "strategies":
+        suffix = f" ({OUTPUT_TITLES[outputs]})"
+        return Side("naive" + suffix, "naive", outputs), Side("hfuse" + suffix, "hfuse", outputs)
+    suffix = f"{STRATEGY_TITLES[strategy]}, "
+    return (
+        Side(suffix + OUTPUT_TITLES["views"], strategy, "views"),
+        Side(suffix + OUTPUT_TITLES["contiguous"], strategy, "contiguous"),
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def comparison_dot(text: str, left: Side, right: Side) -> str:
+    sides = []
+    for side in (left, right):
+        compiled = compiled_of(text, side.strategy, side.outputs)
+        sides.append((side.title, compiled.scheduled, compiled.segmentation))
+    return viz.compare_graph(sides[0], sides[1]).source
+
+
+def kernel_counts(compiled: Compiled) -> dict[str, int]:
+    """Segments by scheduler kind, kernels first."""
+    counts: dict[str, int] = {}
+    for group in compiled.segmentation.groups:
+        counts[group.kind.value] = counts.get(group.kind.value, 0) + 1
+    order = [kind.value for kind in SchedulerKind]
+    return dict(sorted(counts.items(), key=lambda item: order.index(item[0])))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def svg_of(dot_source: str) -> str | None:
+    """SVG text where the `dot` binary exists, else None."""
+    import graphviz
+
+    if not viz.dot_available():
+        return None
+    return graphviz.Source(dot_source).pipe(format="svg", encoding="utf-8")
+
+
+@st.cache_resource
+def gpu_lock() -> threading.Lock:
+    """One run at a time in this server process, so that timings of two sessions do not overlap."""
+    return threading.Lock()

@@ -1,0 +1,77 @@
+"""Pieces every page draws the same way: errors with their line and caret, diagrams with downloads."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hfuse.errors import HfuseError
+from ui import pipeline, state
+
+CONTEXT_LINES = 2
+
+
+def error_location(err: HfuseError) -> tuple[int, int] | None:
+    line = getattr(err, "line", None)
+    if line is not None:
+        return line, getattr(err, "col", 1)
+    return getattr(err, "loc", None)
+
+
+def _reason(err: HfuseError) -> str:
+    reason = getattr(err, "reason", None)
+    return reason if reason else str(err).split("\n", 1)[0]
+
+
+def show_error(err: HfuseError, text: str) -> None:
+    """The error's message, then the lines around it with a caret under the column."""
+    where = error_location(err)
+    kind = type(err).__name__
+    if where is None:
+        st.error(f"**{kind}**: {err}")
+        return
+    line, col = where
+    st.error(f"**{kind}** at line {line}, column {col}: {_reason(err)}")
+    lines = text.splitlines()
+    first = max(line - 1 - CONTEXT_LINES, 0)
+    shown = []
+    for number in range(first, min(line, len(lines))):
+        shown.append(f"{number + 1:4d} | {lines[number]}")
+    shown.append("     | " + " " * max(col - 1, 0) + "^")
+    st.code("\n".join(shown), language=None)
+
+
+def diagram(dot_source: str, file_stem: str, key: str) -> None:
+    """A graphviz chart, then buttons to download its DOT source (and SVG where `dot` exists)."""
+    st.graphviz_chart(dot_source, width="stretch")
+    columns = st.columns(2)
+    columns[0].download_button(
+        "Download .dot",
+        dot_source,
+        file_name=f"{file_stem}.dot",
+        mime="text/vnd.graphviz",
+        key=f"{key}_dot",
+        icon=":material/download:",
+    )
+    svg = pipeline.svg_of(dot_source)
+    if svg is not None:
+        columns[1].download_button(
+            "Download .svg",
+            svg,
+            file_name=f"{file_stem}.svg",
+            mime="image/svg+xml",
+            key=f"{key}_svg",
+            icon=":material/download:",
+        )
+
+
+def current_fusion():
+    """The fusion of the text on screen, or None after showing why there is none."""
+    text = state.definition()
+    if not text.strip():
+        st.info("The editor is empty: paste a fusion definition or pick an example on the Editor page.")
+        return None
+    try:
+        return pipeline.fusion_of(text)
+    except HfuseError as err:
+        show_error(err, text)
+        return None
