@@ -10,13 +10,13 @@ state.absorb_editor_event()
 
 page = st.navigation(
     [
-        st.Page("pages/editor.py", title="Editor", icon=":material/edit:", default=True),
-        st.Page("pages/ir.py", title="IR", icon=":material/account_tree:", url_path="ir"),
+        st.Page("app_pages/editor.py", title="Editor", icon=":material/edit:", default=True),
+        st.Page("app_pages/ir.py", title="IR", icon=":material/account_tree:", url_path="ir"),
         st.Page(
-            "pages/segments.py", title="Segmentation", icon=":material/view_module:", url_path="segments"
+            "app_pages/segments.py", title="Segmentation", icon=":material/view_module:", url_path="segments"
         ),
-        st.Page("pages/code.py", title="Code", icon=":material/code:", url_path="code"),
-        st.Page("pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run"),
+        st.Page("app_pages/code.py", title="Code", icon=":material/code:", url_path="code"),
+        st.Page("app_pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run"),
     ]
 )
 message = state.link_message()

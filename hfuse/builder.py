@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hfuse.dtypes import DataType
-from hfuse.errors import DefinitionError
+from hfuse.errors import DefinitionError, LimitError
 from hfuse.ir import Expr, Fusion, Kind, Op, Output, Value, contiguous_strides, freeze_attrs
 
 
@@ -74,6 +74,10 @@ class FusionBuilder:
         except DefinitionError as err:
             if err.loc is None and loc is not None:
                 raise DefinitionError(str(err), loc=loc) from None
+            raise
+        except LimitError as err:
+            if loc is not None:
+                raise LimitError(f"line {loc[0]}, column {loc[1]}: {err}") from None
             raise
         outs = tuple(self._new(s.kind, s.dtype, s.shape, const=s.const) for s in inferred.outputs)
         self._exprs.append(

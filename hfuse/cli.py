@@ -1,4 +1,5 @@
-"""The `hfuse` command line: print a definition's IR, run it and read its kernel list, list the gallery.
+"""The `hfuse` command line: print a definition's IR, run it and read its kernel list, list the gallery,
+hand `hfuse bench` to the benchmark.
 
 Every HfuseError ends the command with its message on stderr and exit code 2, without a traceback.
 """
@@ -260,12 +261,6 @@ def cmd_examples(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    from hfuse.bench import main as bench_main
-
-    return bench_main(args.bench_args)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hfuse", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -287,13 +282,17 @@ def build_parser() -> argparse.ArgumentParser:
     examples.add_argument("--subset", choices=["small", "nanogpt", "large"], default="small")
     examples.set_defaults(handler=cmd_examples)
 
-    bench = commands.add_parser("bench", help="time the nanoGPT and large examples on a GPU", add_help=False)
-    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
-    bench.set_defaults(handler=cmd_bench)
+    # listed for --help only: main() hands `hfuse bench ...` to hfuse.bench, which parses its own options
+    commands.add_parser("bench", help="time the nanoGPT and large examples on a GPU (hfuse bench --help)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:
+        from hfuse.bench import main as bench_main
+
+        return bench_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)

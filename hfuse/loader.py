@@ -57,9 +57,9 @@ _UNSUPPORTED_STATEMENTS = {
     ast.ClassDef: "nested classes",
     ast.With: "nested with blocks",
     ast.AsyncWith: "async with blocks",
-    ast.Return: "return with a value",
-    ast.Break: "break",
-    ast.Continue: "continue",
+    ast.Return: "return statements with a value",
+    ast.Break: "break statements",
+    ast.Continue: "continue statements",
 }
 
 
@@ -78,7 +78,10 @@ def default_device() -> str:
 
 
 def load(text: str, device: str | torch.device | None = None) -> Script:
-    """Reads a fusion-definition script; the script's 'cuda' / 'cuda:N' tensors are made on `device`."""
+    """Reads a fusion-definition script; the script's 'cuda' / 'cuda:N' tensors are made on `device`.
+
+    `device="meta"` builds the Fusion from shapes alone: no input holds data.
+    """
     if not isinstance(text, str):
         raise ParseError(f"a script is text, not {type(text).__name__}", line=1, col=1)
     target = _target_device(device)
@@ -93,6 +96,8 @@ def load(text: str, device: str | torch.device | None = None) -> Script:
         raise LimitError(
             f"the script nests too deeply to read; simplify it or lower {settings.MAX_NESTING.env}"
         ) from None
+    # Errors of binding without a place of their own concern the inputs list, or else the definition.
+    fallback = position(reader.inputs_node or reader.definition_node)
     try:
         if inputs is None:
             fusion = fd.fusion()
@@ -101,7 +106,9 @@ def load(text: str, device: str | torch.device | None = None) -> Script:
             real_inputs = materialize(inputs, target)
             fusion = fd.fusion(real_inputs)
     except DefinitionError as err:
-        raise _placed(source, err) from None
+        raise _placed(source, err, fallback) from None
+    except LimitError as err:
+        raise _placed_limit(source, err, fallback) from None
     return Script(text, fd, real_inputs, fusion)
 
 
@@ -112,8 +119,10 @@ def _target_device(device: str | torch.device | None) -> torch.device:
         raise UnsupportedError(f"load(device={device!r}): not a torch device; use 'cpu' or 'cuda'") from None
     if target.type == "cuda" and not torch.cuda.is_available():
         raise UnsupportedError(f"load(device={device!r}): no CUDA device here; load with device='cpu'")
-    if target.type not in ("cpu", "cuda"):
-        raise UnsupportedError(f"load(device={device!r}): hfuse runs on 'cpu' or 'cuda'")
+    if target.type not in ("cpu", "cuda", "meta"):
+        raise UnsupportedError(
+            f"load(device={device!r}): hfuse runs on 'cpu' or 'cuda' ('meta' reads shapes without data)"
+        )
     return target
 
 
@@ -129,10 +138,15 @@ def _parse(source: Source) -> ast.Module:
         ) from None
 
 
-def _placed(source: Source, err: DefinitionError) -> DefinitionError:
-    if err.loc is None or err.source_line:
+def _placed(source: Source, err: DefinitionError, fallback: tuple[int, int]) -> DefinitionError:
+    if err.source_line:
         return err
-    return DefinitionError(err.reason, expr=err.expr, loc=err.loc, source_line=source.quoted_line(*err.loc))
+    loc = err.loc or fallback
+    return DefinitionError(err.reason, expr=err.expr, loc=loc, source_line=source.quoted_line(*loc))
+
+
+def _placed_limit(source: Source, err: LimitError, fallback: tuple[int, int]) -> LimitError:
+    return err if str(err).startswith("line ") else source.limit_error(fallback, str(err))
 
 
 class _UserFunction(Interpreted):
@@ -175,7 +189,8 @@ class _ScriptReader:
         self.fd: FusionDefinition | None = None
         self.recorded_ops = 0
         self.run_call: ast.Call | None = None
-        self.inputs_node: ast.Assign | None = None
+        self.inputs_node: ast.AST | None = None  # the inputs list, where the script gives one
+        self.definition_node: ast.AST = ast.Pass(lineno=1, col_offset=0)
 
     def error(self, node: ast.AST, message: str) -> ParseError:
         return self.source.parse_error(node, message)
@@ -186,10 +201,18 @@ class _ScriptReader:
         if len(definitions) > 1:
             raise self.error(definitions[1], "a script holds one fusion definition; this is a second one")
         if definitions:
+            self.definition_node = definitions[0]
             self._run_definition(definitions[0])
         else:
             self._run_lone_function(tree)
         assert self.fd is not None
+        if not self.fd.outputs():
+            loc = position(self.definition_node)
+            raise DefinitionError(
+                "the definition has no outputs; add one with fd.add_output(tensor)",
+                loc=loc,
+                source_line=self.source.quoted_line(*loc),
+            )
         return self.fd, self._inputs()
 
     def _read_top_level(self, stmt: ast.stmt) -> bool:
@@ -344,6 +367,7 @@ class _ScriptReader:
             )
         fd = self._new_fd("fd")
         functions[0].called = True
+        self.definition_node = functions[0].node
         with fd.fd:
             self.run_function(functions[0].node, fd)
 
@@ -420,6 +444,7 @@ class _ScriptReader:
                 node, "the inputs must be a list of torch tensors and numbers, in definition order"
             )
         check_total_bytes(CallSite(self.source, node), value)
+        self.inputs_node = node
         return list(value)
 
 

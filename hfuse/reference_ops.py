@@ -7,6 +7,7 @@ Float and rounded to the output dtype by the caller, as kernels that upcast afte
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -128,9 +129,10 @@ def _var(
     x = _statistics_input(args[0], outs)
     dims = _dims_or_all(x, attrs["dims"])
     kwargs = {"dim": dims, "correction": attrs["correction"], "keepdim": attrs["keepdim"]}
-    if op is Op.VAR:
-        return torch.var(x, **kwargs)
-    return torch.var_mean(x, **kwargs)
+    with warnings.catch_warnings():
+        # Too few elements for the correction gives inf or NaN, as in nvFuser; torch also warns.
+        warnings.filterwarnings("ignore", message=".*degrees of freedom is <= 0", category=UserWarning)
+        return torch.var(x, **kwargs) if op is Op.VAR else torch.var_mean(x, **kwargs)
 
 
 def _welford(args: list[Tensor], attrs: dict[str, Any], outs: Sequence[DataType]) -> tuple[Tensor, ...]:

@@ -10,7 +10,13 @@ from hfuse import share
 from hfuse.examples import get_example
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = ("pages/editor.py", "pages/ir.py", "pages/segments.py", "pages/code.py", "pages/run.py")
+PAGES = (
+    "app_pages/editor.py",
+    "app_pages/ir.py",
+    "app_pages/segments.py",
+    "app_pages/code.py",
+    "app_pages/run.py",
+)
 TIMEOUT = 120
 SEED = get_example("qkv_split").text
 BAD_SCRIPT = """from nvfuser import FusionDefinition, DataType
@@ -62,8 +68,8 @@ def test_a_fresh_session_shows_the_seed_and_its_link():
     at = open_app()
     assert not at.exception and not errors(at)
     assert definition(at) == SEED
-    assert share.decode_definition(at.query_params["f"][0]) == SEED
-    assert at.query_params["v"] == ["1"] and at.query_params["strategy"] == ["hfuse"]
+    assert share.decode_definition(at.query_params["f"]) == SEED
+    assert at.query_params["v"] == "1" and at.query_params["strategy"] == "hfuse"
     assert any("subgraph cluster_" in source for source in graph_sources(at))
     assert "Kernels: naive" in at.success[0].value
 
@@ -74,9 +80,9 @@ def test_every_page_opens_a_link_and_draws_without_errors(page):
     at.switch_page(page).run()
     assert not at.exception and not errors(at)
     assert definition(at) == SEED
-    if page in ("pages/editor.py", "pages/ir.py", "pages/segments.py"):
+    if page in ("app_pages/editor.py", "app_pages/ir.py", "app_pages/segments.py"):
         assert graph_sources(at), f"{page} draws no diagram"
-    assert share.decode_definition(at.query_params["f"][0]) == SEED  # the link survives the page switch
+    assert share.decode_definition(at.query_params["f"]) == SEED  # the link survives the page switch
 
 
 def test_loading_an_example_replaces_the_text_and_can_be_undone():
@@ -84,7 +90,7 @@ def test_loading_an_example_replaces_the_text_and_can_be_undone():
     at.selectbox(key="example_choice").set_value("softmax").run()
     at.button(key="load_example").click().run()
     assert definition(at) == get_example("softmax").text
-    assert share.decode_definition(at.query_params["f"][0]) == get_example("softmax").text
+    assert share.decode_definition(at.query_params["f"]) == get_example("softmax").text
     at.button(key="restore_previous").click().run()
     assert definition(at) == SEED
 
@@ -98,12 +104,12 @@ def test_a_bad_script_shows_line_and_caret_and_keeps_the_text():
     assert any(
         line.strip() == "^" or line.rstrip().endswith("^") for c in at.code for line in c.value.splitlines()
     )
-    for page in PAGES[1:] + ("pages/editor.py",):
+    for page in PAGES[1:] + ("app_pages/editor.py",):
         at.switch_page(page).run()
         assert not at.exception and definition(at) == BAD_SCRIPT
     area = next(a for a in at.text_area if a.key.startswith("plain_editor_"))
     assert area.value == BAD_SCRIPT
-    assert share.decode_definition(at.query_params["f"][0]) == BAD_SCRIPT
+    assert share.decode_definition(at.query_params["f"]) == BAD_SCRIPT
 
 
 DAMAGED_LINKS = {
@@ -120,18 +126,18 @@ def test_a_damaged_link_shows_an_error_and_an_empty_editor(params, message):
     assert not at.exception
     assert definition(at) == ""
     assert any(re.search(message, e) for e in errors(at))
-    at.switch_page("pages/segments.py").run()
+    at.switch_page("app_pages/segments.py").run()
     assert not at.exception and "editor is empty" in at.info[0].value
 
 
 def test_view_options_travel_in_the_link():
     at = open_app(f=share.encode_definition(SEED), v="1", compare="outputs", strategy="naive", bogus="1")
-    at.switch_page("pages/segments.py").run()
+    at.switch_page("app_pages/segments.py").run()
     assert not at.exception
-    assert at.query_params["compare"] == ["outputs"] and at.query_params["strategy"] == ["naive"]
+    assert at.query_params["compare"] == "outputs" and at.query_params["strategy"] == "naive"
     assert "bogus" not in at.query_params
     assert [w.value for w in at.warning if "Ignored unknown view options" in w.value]
-    titles = [s.value for s in at.subheader]
+    titles = [s.value for s in at.main.subheader]
     assert titles == ["naive, views allowed", "naive, contiguous outputs"]
 
 
@@ -139,26 +145,27 @@ def test_short_link_round_trip(link_store):
     at = open_app(f=share.encode_definition(SEED), v="1")
     at.button(key="make_short_link").click().run()
     link_id = share.short_id(SEED)
-    assert at.query_params["s"] == [link_id] and "f" not in at.query_params
+    assert at.query_params["s"] == link_id and "f" not in at.query_params
     assert link_store.get(link_id) == SEED
     again = open_app(s=link_id, v="1")
     assert not again.exception and definition(again) == SEED
-    assert again.query_params["s"] == [link_id]
+    assert again.query_params["s"] == link_id
 
 
 def test_editing_after_a_short_link_goes_back_to_a_long_link(link_store):
     link_id = link_store.put(SEED)
     at = type_text(use_plain_editor(open_app(s=link_id, v="1")), SEED + "\n")
     assert "s" not in at.query_params
-    assert share.decode_definition(at.query_params["f"][0]) == SEED + "\n"
+    assert share.decode_definition(at.query_params["f"]) == SEED + "\n"
 
 
 def test_run_checks_the_kernels_against_torch_on_the_interpreter():
     at = open_app(f=share.encode_definition(SEED), v="1", outputs="contiguous")
-    at.switch_page("pages/run.py").run()
+    at.switch_page("app_pages/run.py").run()
     assert "Triton's interpreter" in at.warning[0].value
     at.button(key="run").click().run()
     assert not at.exception and not errors(at)
     assert "All 3 outputs match torch" in at.success[0].value
-    kernels = at.dataframe(key="run_kernels").value
+    checks, kernels = (frame.value for frame in at.dataframe)
+    assert list(checks["matches"]) == [True] * 3
     assert len(kernels) >= 1 and set(kernels["time"]) == {"-"}  # not timed in the interpreter

@@ -201,3 +201,12 @@ def test_kernel_table(kernels, meaningful, present, absent):
         assert text in table
     for text in absent:
         assert text not in table
+
+
+def test_bench_hands_its_options_to_the_benchmark(monkeypatch):
+    import hfuse.bench
+
+    received = []
+    monkeypatch.setattr(hfuse.bench, "main", lambda argv: received.append(argv) or 7)
+    assert main(["bench", "--sizes", "large", "--only", "qkv_split"]) == 7
+    assert received == [["--sizes", "large", "--only", "qkv_split"]]

@@ -215,6 +215,12 @@ args = [torch.randn(2, 5, device="cuda:0")]
 out = fd.execute(inputs=args, device="cuda")
 """
 
+LONE_FUNCTION = """\
+def nvfuser_fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[3], contiguity=[True], dtype=DataType.Double)
+    fd.add_output(fd.ops.tanh(T0))
+"""
+
 STYLES = [
     ("seed-nanogpt-qkv", SEED, seed_expected),
     ("thunder-make-tensor-as-strided", THUNDER, thunder_expected),
@@ -230,6 +236,7 @@ STYLES = [
     ("strided-inputs-aliased-imports", STRIDED_INPUTS, lambda a, b: [a + b]),
     ("no-inputs-list", STATIC_NO_INPUTS, lambda x: [x.sin()]),
     ("execute-keyword-inputs-and-ndim", KEYWORD_EXECUTE, lambda x: [x.sum(1)]),
+    ("function-without-with-block", LONE_FUNCTION, lambda x: [x.tanh()]),
 ]
 
 
@@ -372,7 +379,7 @@ def test_parse_errors_say_where_and_what(script, message, line):
 
 @pytest.mark.parametrize(
     ("device", "message"),
-    [("tpu", "not a torch device"), ("meta", "hfuse runs on 'cpu' or 'cuda'")]
+    [("tpu", "not a torch device"), ("xla", "hfuse runs on 'cpu' or 'cuda'")]
     + ([] if torch.cuda.is_available() else [("cuda", "no CUDA device here")]),
     ids=lambda v: str(v)[:12],
 )
@@ -384,3 +391,10 @@ def test_unusable_devices_are_refused(device, message):
 def test_default_device_is_the_gpu_when_there_is_one():
     (x,) = load(STATIC_NO_INPUTS).inputs
     assert x.device.type == ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+@pytest.mark.parametrize("script", [s[1] for s in STYLES], ids=[s[0] for s in STYLES])
+def test_meta_device_builds_the_same_fusion_without_data(script):
+    loaded = load(script, device="meta")
+    assert all(t.device.type in ("meta", "cpu") for t in loaded.inputs if isinstance(t, torch.Tensor))
+    assert loaded.fusion == load(script, device="cpu").fusion

@@ -1,8 +1,10 @@
 """Hostile scripts: each one is refused with a located HfuseError, and loading it leaves no trace."""
 
+import ast
 import os
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -252,3 +254,18 @@ def test_raising_a_limit_lets_the_script_load(monkeypatch):
         load(script, device="cpu")
     monkeypatch.setenv("HFUSE_MAX_OPS", "4")
     assert len(load(script, device="cpu").fusion.exprs) == 2
+
+
+LOADER_MODULES = sorted((Path(__file__).resolve().parent.parent / "hfuse").glob("loader*.py"))
+
+
+@pytest.mark.parametrize("path", LOADER_MODULES, ids=[p.stem for p in LOADER_MODULES])
+def test_the_loader_never_executes_or_imports_by_name(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            assert node.func.id not in {"exec", "eval", "compile", "__import__"}, f"{path.name}:{node.lineno}"
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [getattr(node, "module", None) or ""] + [alias.name for alias in node.names]
+            forbidden = {"importlib", "runpy", "subprocess", "os", "sys", "builtins"}
+            assert not any(n.split(".")[0] in forbidden for n in names), f"{path.name}:{node.lineno}"

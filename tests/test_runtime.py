@@ -254,6 +254,13 @@ def _zero_writing(original):
     return launch
 
 
+def _raising(original):
+    def launch(*args):
+        raise ValueError("out of resources")
+
+    return launch
+
+
 def _tail_skipping(original):
     """A kernel whose mask forgets the last element: it writes everything else."""
 
@@ -352,3 +359,13 @@ def test_inductor_backend_needs_a_gpu(device):
     fusion = _pointwise_fusion()
     with pytest.raises(UnsupportedError, match="compiles for a CUDA GPU and none is available"):
         execute(fusion, _inputs(fusion, device), backend="inductor")
+
+
+def test_a_failing_launch_is_a_kernel_error_naming_the_kernel(monkeypatch, device):
+    fusion = _pointwise_fusion()
+    module = load_kernel(hfuse.compile(fusion).kernels[0])
+    monkeypatch.setattr(module, "launch", _raising(module.launch))
+    with pytest.raises(
+        KernelError, match=r"kernel hfuse_pointwise_g0 \(segment 0\) failed to launch \(ValueError"
+    ):
+        execute(fusion, _inputs(fusion, device))

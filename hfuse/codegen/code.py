@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# names read by an expression: not attributes (`tl.load`) and not keyword arguments (`mask=`)
+_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?!\w)(?!\s*=[^=])")
 _PLAIN = re.compile(r"-?[A-Za-z0-9_.]+")
 
 
@@ -31,7 +32,7 @@ class Scope:
 
 
 class Body:
-    def __init__(self, indent: str = "    ") -> None:
+    def __init__(self, indent: str = "") -> None:
         self.top = Scope(None, indent)
         self._loops: dict[str, Scope] = {}
         self.deps: dict[str, frozenset[str]] = {}

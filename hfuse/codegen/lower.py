@@ -165,7 +165,7 @@ class Lowering:
     def mask_text(self, mask: frozenset[str]) -> str | None:
         if not mask:
             return None
-        return self.body.assign(" & ".join(sorted(mask)), "m")
+        return self.body.assign(" & ".join(sorted(mask)), "mask")
 
     def offset(self, value: Value, dims: Sequence[str]) -> str:
         terms = []
@@ -342,6 +342,7 @@ class Lowering:
 
     def _reshape(self, expr: Expr, index: Index) -> str:
         source, out = self._input(expr, 0), self._out(expr)
+        self._view_comment(expr, index)
         dims = ["0"] * source.rank
         for run_in, run_out in reshape_runs(source.shape, out.shape):
             if len(run_in) == 1 and len(run_out) == 1:
@@ -378,7 +379,9 @@ class Lowering:
             inside.append(self.assign(f"({shifted} >= 0) & ({shifted} < {source.shape[k]})", "inside"))
         self._view_comment(expr, index)
         value = self.value(expr.inputs[0], Index(tuple(dims), index.mask | frozenset(inside)))
-        fill = self._scalar_as(self._input(expr, 1), self.value(expr.inputs[1], index), out.dtype)
+        fill = "0"
+        if len(expr.inputs) > 1:
+            fill = self._scalar_as(self._input(expr, 1), self.value(expr.inputs[1], index), out.dtype)
         if not inside:
             return value
         condition = self.assign(" & ".join(inside), "inside")
@@ -416,7 +419,8 @@ class Lowering:
 
     def _iota(self, expr: Expr, index: Index) -> str:
         out = self._out(expr)
-        start, step = (self.value(name, index) for name in expr.inputs)
+        start = self.value(expr.inputs[0], index) if len(expr.inputs) > 0 else "0"
+        step = self.value(expr.inputs[1], index) if len(expr.inputs) > 1 else "1"
         position = index.dims[0]
         if not _is_literal(position):
             position = f"{position}.to({compute_type(out.dtype)})"

@@ -156,10 +156,12 @@ class Replay:
         if given is None:
             shape, strides = self._declared_layout(record)
         else:
-            if not isinstance(given, torch.Tensor):
-                raise DefinitionError(f"input {index} ({name}): expected {expected}, got {_kind_of(given)}")
-            if given.dtype != spec.dtype.torch or given.dim() != len(spec.shape):
-                raise DefinitionError(f"input {index} ({name}): expected {expected}, got {_kind_of(given)}")
+            if not isinstance(given, torch.Tensor) or given.dtype != spec.dtype.torch or given.dim() != len(
+                spec.shape
+            ):
+                raise DefinitionError(
+                    f"input {index} ({name}): expected {expected}, got {_kind_of(given)}", loc=record.loc
+                )
             shape, strides = tuple(given.shape), tuple(given.stride())
             for dim, (declared, actual) in enumerate(zip(spec.shape, shape, strict=True)):
                 if declared != -1 and declared != actual:
@@ -190,7 +192,8 @@ class Replay:
             if not isinstance(given, NUMBER_TYPES):
                 raise DefinitionError(
                     f"input {index} ({name}): expected a {record.dtype.name} scalar (a Python number), "
-                    f"got {_kind_of(given)}"
+                    f"got {_kind_of(given)}",
+                    loc=record.loc,
                 )
             self.known[name] = coerce(given, record.dtype, f"input {index} ({name})")
         self.values[name] = self.builder.define_scalar(record.dtype)

@@ -17,7 +17,7 @@ import torch
 
 from hfuse import settings
 from hfuse.dtypes import DataType
-from hfuse.errors import DefinitionError, UnsupportedError
+from hfuse.errors import DefinitionError, KernelError, UnsupportedError
 from hfuse.ir import Fusion, Output, Value
 from hfuse.pipeline import Compiled, compile_eager, compile_fusion
 from hfuse.reference import evaluate
@@ -186,7 +186,14 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
         args = [_launch_arg(env[name]) for name in kernel.inputs] + buffers
 
         def relaunch() -> object:
-            return module.launch(*args)
+            try:
+                return module.launch(*args)
+            except Exception as err:
+                raise KernelError(
+                    f"kernel {kernel.name} (segment {group.id}) failed to launch "
+                    f"({type(err).__name__}: {err}). This is a code generation bug: report it with the "
+                    "fusion definition; backend='eager' runs the fusion with torch"
+                ) from err
 
         relaunch()
         env.update(zip(kernel.outputs, buffers, strict=True))

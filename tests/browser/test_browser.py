@@ -44,24 +44,27 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_healthy(url: str, server: subprocess.Popen) -> None:
+def wait_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
     deadline = time.monotonic() + STARTUP_S
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {server.returncode}: {server.stdout.read()}")
+            raise RuntimeError(f"streamlit exited with {server.returncode}:\n{log.read_text()}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                 if response.read().strip() == b"ok":
                     return
         except OSError:
             time.sleep(0.5)
-    raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within {STARTUP_S} s")
+    raise RuntimeError(
+        f"streamlit did not answer {url}/_stcore/health within {STARTUP_S} s:\n{log.read_text()}"
+    )
 
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     port = free_port()
-    env = {**os.environ, "HFUSE_LINK_DB": str(tmp_path_factory.mktemp("links") / "links.sqlite3")}
+    folder = tmp_path_factory.mktemp("app")
+    env = {**os.environ, "HFUSE_LINK_DB": str(folder / "links.sqlite3")}
     command = [
         sys.executable,
         "-m",
@@ -75,18 +78,14 @@ def app_url(tmp_path_factory):
         "--browser.gatherUsageStats",
         "false",
     ]
-    server = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    log = folder / "streamlit.log"
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, server)
+        wait_healthy(url, server, log)
         yield url
     finally:
         os.killpg(server.pid, signal.SIGTERM)

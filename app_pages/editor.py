@@ -73,7 +73,14 @@ def editor() -> None:
         key=state.code_editor_key(),
         response_mode=["debounce", "blur"],
         buttons=[APPLY_BUTTON],
-        options={"showLineNumbers": True, "tabSize": 4, "useSoftTabs": True},
+        options={
+            "showLineNumbers": True,
+            "tabSize": 4,
+            "useSoftTabs": True,
+            "enableLiveAutocompletion": False,
+            "enableBasicAutocompletion": False,
+            "enableSnippets": False,
+        },
         props={"debounceChangePeriod": 700, "placeholder": "with FusionDefinition() as fd: ..."},
     )
     st.caption("Applies as you type, on Ctrl+Enter and when you click elsewhere.")

@@ -1,0 +1,85 @@
+"""Triton code generation: one kernel (one launch) per kernel group.
+
+    generate(group, fusion) -> KernelSource
+
+POINTWISE groups get a flat index per output shape, TRANSPOSE groups 2-D tiles, REDUCTION and
+NORMALIZATION groups rows x reduced columns; a HORIZONTAL group concatenates the parts of its
+branches into one grid. ALIAS and TORCH groups have no kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hfuse.codegen.kernel import Part, assemble
+from hfuse.codegen.model import KernelSource
+from hfuse.codegen.options import Options
+from hfuse.codegen.pointwise import pointwise_parts
+from hfuse.codegen.reduction import reduction_parts
+from hfuse.codegen.transpose import transpose_parts
+from hfuse.errors import UnsupportedError
+from hfuse.ir import Fusion, Value
+from hfuse.segment.model import Group, SchedulerKind
+
+__all__ = ["KernelSource", "Options", "generate"]
+
+_PARTS: dict[SchedulerKind, Callable[[Group, Fusion, Options], list[Part]]] = {
+    SchedulerKind.POINTWISE: pointwise_parts,
+    SchedulerKind.TRANSPOSE: transpose_parts,
+    SchedulerKind.REDUCTION: reduction_parts,
+    SchedulerKind.NORMALIZATION: reduction_parts,
+}
+
+
+def generate(group: Group, fusion: Fusion, options: Options | None = None) -> KernelSource:
+    """The Triton module computing `group`'s outputs from its inputs in one launch."""
+    options = options or Options()
+    if not group.kind.launches_kernel:
+        raise UnsupportedError(
+            f"group {group.id} is a {group.kind.value} group: it launches no kernel, so it has no Triton source"
+        )
+    parts = _parts(group, fusion, options)
+    inputs, outputs = _arguments(group, fusion)
+    values = fusion.value_map
+    title = f"{group.name}: {group.kind.value} kernel of group {group.id}" + (
+        f" ({group.note})" if group.note else ""
+    )
+    source, programs, num_warps = assemble(group.name, title, parts, [values[n] for n in inputs + outputs])
+    return KernelSource(
+        name=group.name,
+        group_id=group.id,
+        scheduler=group.kind.value,
+        source=source,
+        inputs=inputs,
+        outputs=outputs,
+        grid=(programs,),
+        num_warps=num_warps,
+        config={"parts": [{"label": p.label, "programs": p.programs, **p.config} for p in parts]},
+    )
+
+
+def _parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
+    if group.kind is SchedulerKind.HORIZONTAL:
+        if not group.branches:
+            raise UnsupportedError(f"horizontal group {group.id} has no branches to generate")
+        return [part for branch in group.branches for part in _parts(branch, fusion, options)]
+    if group.kind not in _PARTS:
+        raise UnsupportedError(f"group {group.id}: no code generator for {group.kind.value} groups")
+    return _PARTS[group.kind](group, fusion, options)
+
+
+def _used_scalars(group: Group, fusion: Fusion) -> list[str]:
+    values = fusion.value_map
+    exprs = [e for branch in (group.branches or (group,)) for e in branch.exprs] + list(group.exprs)
+    produced = {out for e in exprs for out in e.outputs}
+    used = [n for e in exprs for n in e.inputs if values[n].is_scalar and n not in produced]
+    return [n for n in dict.fromkeys(used) if values[n].const is None]
+
+
+def _arguments(group: Group, fusion: Fusion) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Launch arguments: tensors and symbolic scalars read, then tensors written (constants are inlined)."""
+    values: dict[str, Value] = fusion.value_map
+    outputs = tuple(dict.fromkeys(group.outputs))
+    listed = [n for n in group.inputs if not (values[n].is_scalar and values[n].const is not None)]
+    inputs = [n for n in dict.fromkeys(listed + _used_scalars(group, fusion)) if n not in outputs]
+    return tuple(inputs), outputs

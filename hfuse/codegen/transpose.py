@@ -1,0 +1,86 @@
+"""Transpose kernels: 2-D tiles over the two dims that an input and an output walk contiguously.
+
+Axis `a` is the output's stride-1 dim; axis `b` is the output dim that walks the stride-1 dim of
+the input with the most bytes (found by probing the lowering, so views in between count). A tile
+is [TILE_B, TILE_A]: loads are contiguous along its rows, stores along its columns, and Triton
+converts the layout in between through shared memory. Where no input disagrees with the output,
+the part falls back to the pointwise flat index (already coalesced on both sides).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from hfuse.codegen.code import Body
+from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
+from hfuse.codegen.lower import Index, Lowering, delinearize
+from hfuse.codegen.options import Options
+from hfuse.codegen.pointwise import flat_part, output_spaces
+from hfuse.codegen.probe import innermost_dim, load_axes
+from hfuse.ir import Fusion
+from hfuse.segment.model import Group
+
+
+def tile_axes(group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str]) -> tuple[int, int] | None:
+    """(output's contiguous axis, the axis an input is contiguous along), or None when they agree."""
+    a = innermost_dim(fusion.value(names[0]))
+    if a is None:
+        return None
+    weight: dict[int, int] = {}
+    for value, axis in load_axes(fusion, group.exprs, group.inputs, shape, names):
+        if axis is not None and axis != a:
+            weight[axis] = weight.get(axis, 0) + value.nbytes
+    if not weight:
+        return None
+    return a, max(weight, key=lambda axis: weight[axis])
+
+
+def tiled_part(
+    group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str], axes: tuple[int, int], options: Options
+) -> Part:
+    a, b = axes
+    tile_a = min(options.transpose_tile, next_power_of_2(shape[a]))
+    tile_b = min(options.transpose_tile, next_power_of_2(shape[b]))
+    count_a, count_b = cdiv(shape[a], tile_a), cdiv(shape[b], tile_b)
+    others = [k for k in range(len(shape)) if k not in axes]
+    programs = math.prod(shape[k] for k in others) * count_a * count_b
+    values = [fusion.value(n) for n in (*names, *group.inputs)]
+    wide = needs_wide_index(values, math.prod(shape))
+
+    body = Body()
+    body.reserve("prog", "pid")
+    rest, bt, at = delinearize("prog", [math.prod(shape[k] for k in others), count_b, count_a])
+    at, bt, rest = body.assign(at, "tile_a"), body.assign(bt, "tile_b"), body.assign(rest, "rest")
+    dims = ["0"] * len(shape)
+    dims[a] = body.define(f"d{a}", f"{at} * {tile_a} + tl.arange(0, {tile_a})[None, :]", frozenset({"axis_a"}))
+    dims[b] = body.define(f"d{b}", f"{bt} * {tile_b} + tl.arange(0, {tile_b})[:, None]", frozenset({"axis_b"}))
+    for k, text in zip(others, delinearize(rest, [shape[k] for k in others]), strict=True):
+        dims[k] = body.assign(text, f"d{k}")
+    mask = set()
+    if shape[a] % tile_a:
+        mask.add(body.define("mask_a", f"{dims[a]} < {shape[a]}", frozenset({"axis_a"})))
+    if shape[b] % tile_b:
+        mask.add(body.define("mask_b", f"{dims[b]} < {shape[b]}", frozenset({"axis_b"})))
+    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide)
+    for name in names:
+        lowering.store(name, Index(tuple(dims), frozenset(mask)))
+    return Part(
+        label=f"{', '.join(names)}: [{tile_b}, {tile_a}] tiles over dims ({b}, {a}) of {list(shape)}",
+        programs=programs,
+        lines=tuple(body.text()),
+        num_warps=4 if tile_a * tile_b <= 4096 else 8,
+        wide_index=wide,
+        config={"outputs": list(names), "shape": list(shape), "TILE": [tile_b, tile_a], "dims": [b, a]},
+    )
+
+
+def transpose_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
+    parts = []
+    for shape, names in output_spaces(group, fusion):
+        axes = tile_axes(group, fusion, shape, names)
+        if axes is None:
+            parts.append(flat_part(group, fusion, shape, names, options))
+        else:
+            parts.append(tiled_part(group, fusion, shape, names, axes, options))
+    return parts

@@ -1,0 +1,466 @@
+"""Hypothesis strategies for the fuzzing campaign: mutated definition scripts and random valid fusions.
+
+`mutated_scripts()` starts from a seed script (the example gallery and a few built-in scripts) and
+applies one to three mutations: token deletions, duplications and swaps, random, huge, negative and
+wrongly typed literals, renamed ops, dtypes and variables, deep nesting, and whole-line edits.
+
+`fusion_recipes()` draws a random DAG of frontend calls that is valid by construction, and
+`build_definition` replays it through `FusionDefinition`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+from hfuse.dtypes import DataType
+from hfuse.examples import EXAMPLES_DIR
+from hfuse.frontend import FusionDefinition
+
+# A tokenizer that never fails, so mutated (even broken) text can be mutated again.
+TOKEN = re.compile(
+    r"""[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+|[A-Za-z_]\w*|'[^'\n]*'|"[^"\n]*"|"""
+    r"""\*\*|//|<<|>>|[=!<>]=|->|\S"""
+)
+NUMBER = re.compile(r"[0-9.]")
+NAME = re.compile(r"[A-Za-z_]")
+
+LITERALS = (
+    "0", "1", "-1", "2", "3", "-7", "17", "1024", "0.5", "-0.0", "1e-30", "1e308", "-1e308",
+    "2**31", "2**32", "2**40", "2**62", "2**63", "2**64", "-2**63", "10**18", "10**30", "-10**18",
+    "9" * 40, "float('nan')", "float('inf')", "-float('inf')", "True", "False",
+)  # fmt: skip
+WRONG_TYPES = (
+    "None", "'a'", "''", "[]", "[1, 2]", "[[1], [2]]", "(1,)", "()", "[None]", "[0.5, 1.5]", "[-1, -1]",
+    "DataType.Float", "DataType.Null", "DataType.Index", "torch.float32", "torch.bool", "fd", "fd.ops",
+    "inputs", "inputs[0]", "complex(1, 2)", "1j", "1.5", "-2.5", "True", "FusionDefinition", "DataType",
+    "torch", "len([1])", "abs(-3)", "int(2.5)", "torch.randn(2)", "fd.define_scalar(2)",
+)  # fmt: skip
+NAMES = (
+    "add", "mul", "sum", "reshape", "permute", "slice", "pad", "cat", "broadcast_in_dim", "expand",
+    "squeeze", "var_mean", "cast", "where", "select", "index_select", "gather", "matmul", "linear",
+    "topk", "argsort", "cumsum", "full", "iota", "triu", "welford", "define_tensor", "define_scalar",
+    "from_pytorch", "add_output", "execute", "shape", "size", "at", "dims", "shape", "keepdim", "dtype",
+    "new_shape", "broadcast_dims", "contiguity", "stride_order", "Float", "Half", "BFloat16", "Int",
+    "Bool", "Double", "ComplexFloat", "Float8_e4m3fn", "UInt64", "Null", "open", "exec", "eval",
+    "__import__", "getattr", "os", "sys", "print", "ndim", "T0", "T1", "S0", "fd", "inputs", "self",
+)  # fmt: skip
+SNIPPETS = (
+    "fd.execute(inputs)", "inputs = []", "inputs = [torch.randn(2, 3)]", "import os", "from os import path",
+    "    T99 = fd.ops.sum(T0, dims=[9])", "    fd.add_output(T0)", "    fd.add_output(fd.define_scalar(1))",
+    "    T0 = fd.define_tensor(shape=[-1] * 9)", "    x = fd.ops.reshape(T0, new_shape=[-1, -1])",
+    "    y = fd.ops.broadcast_in_dim(T0, shape=[2**40, 2**40], broadcast_dims=[0])",
+    "    z = fd.ops.full(shape=[2**30, 2**30], fill_value=1.0, dtype=DataType.Float)",
+    "    w = fd.ops.iota(2**62, dtype=DataType.Int)", "    fd.ops.pad(T0, [2**62, 2**62])",
+    "    return", "    pass", "with FusionDefinition() as fd:", "def f(fd):", "class A(FusionDefinition):",
+    "    s = fd.define_scalar(None, dtype=DataType.Int)", "    t = fd.ops.slice(T0, [0], [2**63 - 1])",
+    "while True: pass", "    print(T0)", "fd = None", "del fd", "    T0 = T0 + T0 * T0 - T0 / T0",
+)  # fmt: skip
+NESTING_WRAPPERS = (("(", ")"), ("[", "]"), ("-", ""), ("abs(", ")"), ("fd.ops.neg(", ")"), ("not ", ""))
+NESTING_DEPTHS = (2, 8, 31, 33, 100, 1000, 5000)
+
+# Scripts that reach parts of the frontend the example gallery does not use.
+SEED_SCRIPTS = (
+    """\
+from nvfuser import FusionDefinition, DataType
+import torch
+
+class MyFusion(FusionDefinition):
+    def definition(self):
+        t0 = self.define_tensor(sizes=[4, 6], strides=[1, 4], dtype=DataType.Half)
+        s0 = self.define_scalar(None, dtype=DataType.Double)
+        t1 = self.ops.cast(t0, DataType.Float)
+        t2 = self.ops.mul(t1, s0)
+        t3, t4 = self.ops.var_mean(t2, dims=[1], correction=0, keepdim=True)
+        self.add_output(t3)
+        self.add_output(self.ops.cast(t4, DataType.Half))
+
+fd = MyFusion()
+fd.execute([torch.randn(24, dtype=torch.float16).as_strided((4, 6), (1, 4)), 0.5])
+""",
+    """\
+import torch
+from nvfuser import FusionDefinition, DataType
+
+with FusionDefinition() as fd:
+    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, None, True], dtype=DataType.Float)
+    T1 = fd.define_tensor(shape=[-1], contiguity=True, dtype=DataType.Int)
+    S0 = fd.ops.size(T0, 2)
+    V0 = fd.ops.shape(T0)
+    T2 = fd.ops.index_select(T0, T1, dim=2)
+    T3 = fd.ops.sum(T2, dims=[-1], keepdim=False)
+    T4 = fd.ops.topk(T3, 2, dim=1)
+    T5 = fd.ops.cumsum(T0, 0)
+    T6 = fd.ops.slice(T5, [0, 0, 0], [2, 1, S0], [1, 1, 2])
+    T7 = fd.ops.pad(T6, [1, 1], -1.0)
+    T8 = fd.ops.cat([T7, T7], 0)
+    T9 = fd.ops.triu(fd.ops.squeeze(T8, [1]), diagonal=1)
+    fd.add_output(T4[0])
+    fd.add_output(T9)
+    fd.add_output(fd.ops.reshape(T0, V0))
+
+inputs = [torch.randn(2, 1, 8), torch.randint(0, 8, (3,))]
+fd.execute(inputs)
+""",
+    """\
+from nvfuser import FusionDefinition, DataType
+import torch
+
+def nvfuser_fusion_id3(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(symbolic_sizes=[-1, -1], contiguous=[True, True], dtype=DataType.BFloat16)
+    T1 = fd.define_tensor(symbolic_sizes=[-1, -1], contiguous=[True, True], dtype=DataType.BFloat16)
+    T2 = fd.ops.linear(T0, T1)
+    T3 = fd.ops.matmul(T0, fd.ops.permute(T1, [1, 0]))
+    T4 = fd.ops.where(fd.ops.gt(T2, 0.0), T2, T3)
+    T5 = fd.ops.full(shape=[3, 5], fill_value=2.0, dtype=DataType.BFloat16)
+    T6 = fd.ops.iota(5, 0, 1, dtype=DataType.Int)
+    T7 = fd.ops.broadcast_in_dim(T6, shape=[3, 5], broadcast_dims=[1])
+    fd.add_output(fd.ops.add(T4, T5) * fd.ops.cast(T7, DataType.BFloat16))
+
+with FusionDefinition() as fd:
+    nvfuser_fusion_id3(fd)
+
+inputs = [torch.randn(3, 4, dtype=torch.bfloat16), torch.randn(5, 4, dtype=torch.bfloat16)]
+fd.execute(inputs)
+""",
+)
+
+
+def seed_texts() -> tuple[str, ...]:
+    """The example gallery (small subset) and the built-in seed scripts."""
+    gallery = tuple(path.read_text(encoding="utf-8") for path in sorted(EXAMPLES_DIR.glob("*.py")))
+    return gallery + SEED_SCRIPTS
+
+
+# ----------------------------------------------------------------------------------- text mutations
+
+Draw = Callable[[st.SearchStrategy], Any]
+
+
+def _tokens(text: str, pattern: re.Pattern | None = None) -> list[re.Match]:
+    found = list(TOKEN.finditer(text))
+    if pattern is not None:
+        found = [m for m in found if pattern.match(m.group())]
+    return found
+
+
+def _splice(text: str, start: int, end: int, new: str) -> str:
+    return text[:start] + new + text[end:]
+
+
+def _pick(draw: Draw, items: list) -> Any:
+    return items[draw(st.integers(0, len(items) - 1))]
+
+
+def delete_token(draw: Draw, text: str) -> str:
+    tokens = _tokens(text)
+    if not tokens:
+        return text
+    token = _pick(draw, tokens)
+    return _splice(text, token.start(), token.end(), "")
+
+
+def duplicate_token(draw: Draw, text: str) -> str:
+    tokens = _tokens(text)
+    if not tokens:
+        return text
+    token = _pick(draw, tokens)
+    return _splice(text, token.start(), token.end(), f"{token.group()} {token.group()}")
+
+
+def swap_tokens(draw: Draw, text: str) -> str:
+    tokens = _tokens(text)
+    if len(tokens) < 2:
+        return text
+    first = draw(st.integers(0, len(tokens) - 2))
+    second = draw(st.one_of(st.just(first + 1), st.integers(first + 1, len(tokens) - 1)))
+    a, b = tokens[first], tokens[second]
+    return text[: a.start()] + b.group() + text[a.end() : b.start()] + a.group() + text[b.end() :]
+
+
+def _replace_token(draw: Draw, text: str, pattern: re.Pattern | None, choices: tuple[str, ...]) -> str:
+    tokens = _tokens(text, pattern)
+    if not tokens:
+        return text
+    token = _pick(draw, tokens)
+    return _splice(text, token.start(), token.end(), draw(st.sampled_from(choices)))
+
+
+def random_literal(draw: Draw, text: str) -> str:
+    """A number replaced by a random, huge, negative or special one."""
+    return _replace_token(draw, text, NUMBER, (*LITERALS, str(draw(st.integers(-(2**70), 2**70)))))
+
+
+def wrong_type(draw: Draw, text: str) -> str:
+    """A number or a name replaced by a value of another type."""
+    return _replace_token(draw, text, re.compile(r"[0-9.A-Za-z_]"), WRONG_TYPES)
+
+
+def rename(draw: Draw, text: str) -> str:
+    """A name replaced by another name of the script or of the API (ops, keywords, dtypes, builtins)."""
+    names = tuple(sorted({m.group() for m in _tokens(text, NAME)})) or NAMES
+    return _replace_token(draw, text, NAME, names + NAMES)
+
+
+def deep_nesting(draw: Draw, text: str) -> str:
+    tokens = _tokens(text, re.compile(r"[0-9A-Za-z_]"))
+    if not tokens:
+        return text
+    token = _pick(draw, tokens)
+    opener, closer = draw(st.sampled_from(NESTING_WRAPPERS))
+    depth = draw(st.sampled_from(NESTING_DEPTHS))
+    return _splice(text, token.start(), token.end(), opener * depth + token.group() + closer * depth)
+
+
+def edit_line(draw: Draw, text: str) -> str:
+    """Deletes, duplicates, swaps, re-indents a line, or inserts a snippet."""
+    lines = text.split("\n")
+    index = draw(st.integers(0, len(lines) - 1))
+    action = draw(st.sampled_from(("delete", "duplicate", "swap", "indent", "dedent", "insert")))
+    if action == "delete":
+        del lines[index]
+    elif action == "duplicate":
+        lines.insert(index, lines[index])
+    elif action == "swap":
+        other = draw(st.integers(0, len(lines) - 1))
+        lines[index], lines[other] = lines[other], lines[index]
+    elif action == "indent":
+        lines[index] = "    " + lines[index]
+    elif action == "dedent":
+        lines[index] = lines[index].removeprefix("    ")
+    else:
+        lines.insert(index, draw(st.sampled_from(SNIPPETS)))
+    return "\n".join(lines)
+
+
+MUTATIONS: tuple[Callable[[Draw, str], str], ...] = (
+    delete_token, duplicate_token, swap_tokens, random_literal, random_literal, wrong_type, rename,
+    deep_nesting, edit_line,
+)  # fmt: skip
+
+
+@st.composite
+def mutated_scripts(draw: Draw, seeds: tuple[str, ...] | None = None) -> str:
+    text = draw(st.sampled_from(seeds or seed_texts()))
+    for _ in range(draw(st.integers(1, 3))):
+        text = draw(st.sampled_from(MUTATIONS))(draw, text)
+    return text
+
+
+# ----------------------------------------------------------------------------------- random fusions
+
+FLOAT_DTYPES = (DataType.Float, DataType.Double, DataType.Half, DataType.BFloat16)
+INPUT_DTYPES = (*FLOAT_DTYPES, DataType.Int, DataType.Int32, DataType.Bool)
+FLOAT_UNARY = ("abs", "neg", "exp", "sin", "tanh", "sigmoid", "relu", "ceil", "floor", "log1p", "sqrt")
+NUMERIC_BINARY = ("add", "sub", "mul", "maximum", "minimum")
+COMPARISONS = ("eq", "ne", "lt", "gt", "le", "ge")
+REDUCTIONS = ("sum", "max", "min")
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A value made by an earlier step of a recipe (its index in the recipe's pool)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One frontend call: `fd.<method>(...)` or `fd.ops.<method>(...)`; its results join the pool."""
+
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    results: int = 1
+
+    def __str__(self) -> str:
+        shown = [_show(a) for a in self.args] + [f"{k}={_show(v)}" for k, v in self.kwargs]
+        return f"{self.method}({', '.join(shown)})"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Ref):
+        return f"v{value.index}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return repr(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Tracked:
+    """What the recipe generator knows of a pool value: its shape and dtype category."""
+
+    shape: tuple[int, ...]
+    kind: str  # "float", "int" or "bool"
+
+
+def _kind(dtype: DataType) -> str:
+    if dtype is DataType.Bool:
+        return "bool"
+    return "int" if dtype.is_int else "float"
+
+
+@dataclass
+class Recipe:
+    steps: list[Step]
+    pool: list[Tracked]
+    outputs: list[int]
+
+    def __str__(self) -> str:
+        return "; ".join(str(s) for s in self.steps) + f"; outputs {self.outputs}"
+
+
+def _add(recipe: Recipe, step: Step, *made: Tracked) -> None:
+    recipe.steps.append(step)
+    recipe.pool.extend(made)
+
+
+def _draw_input(draw: Draw, recipe: Recipe) -> None:
+    rank = draw(st.integers(0, 3))
+    shape = [draw(st.integers(0, 5) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5)) for _ in range(rank)]
+    dtype = draw(st.sampled_from(INPUT_DTYPES))
+    step = Step("define_tensor", kwargs=(("shape", shape), ("contiguity", True), ("dtype", dtype)))
+    _add(recipe, step, Tracked(tuple(shape), _kind(dtype)))
+
+
+def _as_float(recipe: Recipe, index: int) -> int:
+    if recipe.pool[index].kind == "float":
+        return index
+    _add(recipe, Step("ops.cast", (Ref(index), DataType.Float)), Tracked(recipe.pool[index].shape, "float"))
+    return len(recipe.pool) - 1
+
+
+def _draw_op(draw: Draw, recipe: Recipe) -> None:
+    index = draw(st.integers(0, len(recipe.pool) - 1))
+    x = recipe.pool[index]
+    rank = len(x.shape)
+    same = [i for i, v in enumerate(recipe.pool) if v.shape == x.shape and i != index]
+    choices = ["unary", "scalar", "cast", "compare"]
+    if same:
+        choices += ["binary", "where"]
+    if rank:
+        choices += ["reduce", "permute", "flatten", "slice", "pad", "cat", "cumsum", "broadcast", "var_mean"]
+    if 1 in x.shape:
+        choices += ["squeeze", "expand"]
+    kind = draw(st.sampled_from(choices))
+    if kind == "unary":
+        source = _as_float(recipe, index) if x.kind != "float" else index
+        _add(recipe, Step(f"ops.{draw(st.sampled_from(FLOAT_UNARY))}", (Ref(source),)), Tracked(x.shape, "float"))
+    elif kind == "scalar":
+        source = _as_float(recipe, index) if x.kind == "bool" else index
+        constant = draw(st.sampled_from((0.5, -2.0, 3, 0)))
+        result = "float" if isinstance(constant, float) else recipe.pool[source].kind
+        op = draw(st.sampled_from(NUMERIC_BINARY))
+        _add(recipe, Step(f"ops.{op}", (Ref(source), constant)), Tracked(x.shape, result))
+    elif kind == "cast":
+        dtype = draw(st.sampled_from(INPUT_DTYPES))
+        _add(recipe, Step("ops.cast", (Ref(index), dtype)), Tracked(x.shape, _kind(dtype)))
+    elif kind == "compare":
+        op = draw(st.sampled_from(COMPARISONS))
+        _add(recipe, Step(f"ops.{op}", (Ref(index), 1)), Tracked(x.shape, "bool"))
+    elif kind == "binary":
+        a, b = _as_float(recipe, index), _as_float(recipe, draw(st.sampled_from(same)))
+        _add(recipe, Step(f"ops.{draw(st.sampled_from(NUMERIC_BINARY))}", (Ref(a), Ref(b))), Tracked(x.shape, "float"))
+    elif kind == "where":
+        condition = len(recipe.pool)
+        _add(recipe, Step("ops.gt", (Ref(index), 0)), Tracked(x.shape, "bool"))
+        a, b = _as_float(recipe, index), _as_float(recipe, draw(st.sampled_from(same)))
+        _add(recipe, Step("ops.where", (Ref(condition), Ref(a), Ref(b))), Tracked(x.shape, "float"))
+    else:
+        _draw_shape_op(draw, recipe, index, kind)
+
+
+def _draw_shape_op(draw: Draw, recipe: Recipe, index: int, kind: str) -> None:
+    x = recipe.pool[index]
+    rank = len(x.shape)
+    dim = draw(st.integers(0, rank - 1)) if rank else 0
+    if kind == "reduce":
+        source = _as_float(recipe, index)
+        reduced = set(draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank)))
+        dims = [d - rank if draw(st.booleans()) else d for d in sorted(reduced)]
+        keepdim = draw(st.booleans())
+        shape = tuple(1 if i in reduced else n for i, n in enumerate(x.shape) if keepdim or i not in reduced)
+        op = draw(st.sampled_from(REDUCTIONS)) if all(x.shape) else "sum"
+        step = Step(f"ops.{op}", (Ref(source),), (("dims", dims), ("keepdim", keepdim)))
+        _add(recipe, step, Tracked(shape, "float"))
+    elif kind == "var_mean":
+        source = _as_float(recipe, index)
+        shape = tuple(n for i, n in enumerate(x.shape) if i != dim)
+        step = Step("ops.var_mean", (Ref(source),), (("dims", [dim]), ("correction", 0)), results=2)
+        _add(recipe, step, Tracked(shape, "float"), Tracked(shape, "float"))
+    elif kind == "permute":
+        order = draw(st.permutations(range(rank)))
+        _add(recipe, Step("ops.permute", (Ref(index), list(order))), Tracked(tuple(x.shape[d] for d in order), x.kind))
+    elif kind == "flatten":
+        _add(recipe, Step("ops.reshape", (Ref(index), [math.prod(x.shape)])), Tracked((math.prod(x.shape),), x.kind))
+    elif kind == "slice":
+        starts = [draw(st.integers(0, n)) for n in x.shape]
+        ends = [draw(st.integers(s, n)) for s, n in zip(starts, x.shape, strict=True)]
+        shape = tuple(e - s for s, e in zip(starts, ends, strict=True))
+        _add(recipe, Step("ops.slice", (Ref(index), starts, ends)), Tracked(shape, x.kind))
+    elif kind == "pad":
+        widths = [draw(st.integers(0, 2)) for _ in range(2 * draw(st.integers(1, rank)))]
+        shape = list(x.shape)
+        for i in range(len(widths) // 2):
+            shape[rank - 1 - i] += widths[2 * i] + widths[2 * i + 1]
+        source = _as_float(recipe, index) if x.kind == "bool" else index
+        _add(recipe, Step("ops.pad", (Ref(source), widths)), Tracked(tuple(shape), recipe.pool[source].kind))
+    elif kind == "cat":
+        shape = tuple(2 * n if i == dim else n for i, n in enumerate(x.shape))
+        _add(recipe, Step("ops.cat", ([Ref(index), Ref(index)], dim)), Tracked(shape, x.kind))
+    elif kind == "cumsum":
+        source = _as_float(recipe, index)
+        _add(recipe, Step("ops.cumsum", (Ref(source), dim)), Tracked(x.shape, "float"))
+    elif kind == "broadcast":
+        extent = draw(st.integers(1, 3))
+        where = draw(st.integers(0, rank))
+        shape = (*x.shape[:where], extent, *x.shape[where:])
+        kept = [d for d in range(rank + 1) if d != where]
+        step = Step("ops.broadcast_in_dim", (Ref(index),), (("shape", list(shape)), ("broadcast_dims", kept)))
+        _add(recipe, step, Tracked(shape, x.kind))
+    elif kind == "squeeze":
+        dims = [d for d, n in enumerate(x.shape) if n == 1]
+        _add(recipe, Step("ops.squeeze", (Ref(index), dims)), Tracked(tuple(n for n in x.shape if n != 1), x.kind))
+    elif kind == "expand":
+        shape = tuple(draw(st.integers(1, 3)) if n == 1 else n for n in x.shape)
+        _add(recipe, Step("ops.expand", (Ref(index), list(shape))), Tracked(shape, x.kind))
+
+
+@st.composite
+def fusion_recipes(draw: Draw) -> Recipe:
+    recipe = Recipe([], [], [])
+    for _ in range(draw(st.integers(1, 3))):
+        _draw_input(draw, recipe)
+    inputs = len(recipe.pool)
+    for _ in range(draw(st.integers(1, 8))):
+        _draw_op(draw, recipe)
+    made = list(range(inputs, len(recipe.pool)))
+    recipe.outputs = sorted(set(draw(st.lists(st.sampled_from(made), min_size=1, max_size=3))))
+    return recipe
+
+
+def build_definition(recipe: Recipe) -> FusionDefinition:
+    """Replays a recipe through the frontend API."""
+    with FusionDefinition() as fd:
+        pool: list[Any] = []
+
+        def resolve(value: Any) -> Any:
+            if isinstance(value, Ref):
+                return pool[value.index]
+            if isinstance(value, list):
+                return [resolve(v) for v in value]
+            return value
+
+        for step in recipe.steps:
+            owner = fd.ops if step.method.startswith("ops.") else fd
+            method = getattr(owner, step.method.removeprefix("ops."))
+            made = method(*[resolve(a) for a in step.args], **{k: resolve(v) for k, v in step.kwargs})
+            pool.extend(made if step.results > 1 else [made])
+        for index in recipe.outputs:
+            fd.add_output(pool[index])
+    return fd

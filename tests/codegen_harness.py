@@ -1,0 +1,115 @@
+"""Runs generated kernels as the runtime does, without the runtime: write the source to a file named by
+its hash, import it, launch it on poisoned output buffers, and compare with the reference."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+import torch
+
+from hfuse.codegen import Options, generate
+from hfuse.codegen.kernel import largest_offset
+from hfuse.codegen.model import KernelSource
+from hfuse.dtypes import DataType
+from hfuse.ir import Fusion, Value
+from hfuse.reference import evaluate_values
+from hfuse.segment.model import Group, SchedulerKind
+from hfuse.tolerance import assert_close
+
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+_FOLDER = Path(tempfile.gettempdir()) / "hfuse-codegen-tests"
+
+
+def load(kernel: KernelSource) -> ModuleType:
+    digest = hashlib.sha256(kernel.source.encode()).hexdigest()[:24]
+    name = f"hfuse_test_kernel_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    _FOLDER.mkdir(exist_ok=True)
+    path = _FOLDER / f"{name}.py"
+    path.write_text(kernel.source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def poisoned(value: Value) -> torch.Tensor:
+    buffer = torch.empty_strided(value.shape, value.strides, dtype=value.dtype.torch, device=DEVICE)
+    if value.dtype.is_float:
+        return buffer.fill_(float("nan"))
+    if value.dtype is DataType.Bool:
+        return buffer.fill_(True)
+    return buffer.fill_(torch.iinfo(value.dtype.torch).max)
+
+
+def random_tensor(value: Value, low: float = -3.0, high: float = 3.0) -> torch.Tensor:
+    """Random values laid out with the value's own strides (a strided view of a larger buffer)."""
+    size = largest_offset(value) + 1 if value.numel else 0
+    dtype = value.dtype.torch
+    if value.dtype is DataType.Bool:
+        storage = torch.rand(size, device=DEVICE) > 0.5
+    elif value.dtype.is_int:
+        storage = torch.randint(int(low), int(high), (size,), device=DEVICE, dtype=dtype)
+    else:
+        storage = (torch.rand(size, device=DEVICE, dtype=torch.float64) * (high - low) + low).to(dtype)
+    return storage.as_strided(value.shape, value.strides)
+
+
+def whole_group(fusion: Fusion, kind: SchedulerKind, group_id: int = 0) -> Group:
+    """Every expr of the fusion in one group writing the fusion's outputs."""
+    inputs = tuple(n for n in fusion.inputs)
+    return Group(group_id, kind, fusion.exprs, inputs, fusion.output_names)
+
+
+def run(group: Group, fusion: Fusion, env: dict[str, object], options: Options | None = None) -> dict:
+    """Launches the group's kernel on `env` (values by name); returns its outputs by name."""
+    kernel = generate(group, fusion, options)
+    module = load(kernel)
+    values = fusion.value_map
+    outputs = [poisoned(values[name]) for name in kernel.outputs]
+    module.launch(*(env[name] for name in kernel.inputs), *outputs)
+    return dict(zip(kernel.outputs, outputs, strict=True))
+
+
+def random_inputs(fusion: Fusion, ranges: dict[str, tuple[float, float]] | None = None) -> list[object]:
+    ranges = ranges or {}
+    values = fusion.value_map
+    inputs = []
+    for name in fusion.inputs:
+        value = values[name]
+        low, high = ranges.get(name, (-3.0, 3.0))
+        if value.is_scalar:
+            inputs.append(float(low + (high - low) * 0.37) if value.dtype.is_float else int(high) - 1)
+        else:
+            inputs.append(random_tensor(value, low, high))
+    return inputs
+
+
+def check(
+    fusion: Fusion,
+    groups: Sequence[Group],
+    ranges: dict[str, tuple[float, float]] | None = None,
+    options: Options | None = None,
+    reduction_size: int = 1,
+) -> None:
+    """Runs the groups in order on fresh random inputs and compares every written value with the reference."""
+    inputs = random_inputs(fusion, ranges)
+    expected = evaluate_values(fusion, inputs)
+    env: dict[str, object] = dict(zip(fusion.inputs, inputs, strict=True))
+    for group in groups:
+        env.update(run(group, fusion, env, options))
+    for group in groups:
+        for name in group.outputs:
+            assert_close(env[name], expected[name], reduction_size=reduction_size)

@@ -1,0 +1,338 @@
+"""Pointwise kernels against the reference: every elementwise emitter, views, resize and indexing ops."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from codegen_harness import check, generate, load, poisoned, random_tensor, whole_group
+
+from hfuse.builder import FusionBuilder
+from hfuse.codegen.kernel import needs_wide_index
+from hfuse.dtypes import DataType
+from hfuse.errors import KernelError, UnsupportedError
+from hfuse.ir import Op
+from hfuse.segment.model import Group, SchedulerKind
+
+F32, F16, BF16, I32, I64, BOOL = (DataType.Float, DataType.Half, DataType.BFloat16, DataType.Int32,
+                                  DataType.Int, DataType.Bool)  # fmt: skip
+POINTWISE = SchedulerKind.POINTWISE
+SHAPE = (4, 37)
+
+# inputs where the op is defined (and not ill-conditioned); other ops take [-3, 3)
+DOMAIN = {
+    Op.ACOS: (-0.9, 0.9), Op.ASIN: (-0.9, 0.9), Op.ATANH: (-0.9, 0.9), Op.ERFINV: (-0.9, 0.9),
+    Op.ACOSH: (1.1, 4.0), Op.ERFCINV: (0.1, 1.9), Op.LOG: (0.1, 4.0), Op.LOG10: (0.1, 4.0),
+    Op.LOG2: (0.1, 4.0), Op.SQRT: (0.1, 4.0), Op.RSQRT: (0.1, 4.0), Op.LGAMMA: (0.1, 6.0),
+    Op.LOG1P: (-0.5, 3.0), Op.RECIPROCAL: (0.5, 3.0), Op.TAN: (-1.2, 1.2),
+}  # fmt: skip
+
+FLOAT_UNARY = [
+    Op.ABS, Op.ACOS, Op.ACOSH, Op.ASIN, Op.ASINH, Op.ATAN, Op.ATANH, Op.CEIL, Op.COS, Op.COSH, Op.EXP,
+    Op.EXP2, Op.EXPM1, Op.ERF, Op.ERFC, Op.ERFINV, Op.ERFCINV, Op.FLOOR, Op.FRAC, Op.LGAMMA, Op.LOG,
+    Op.LOG10, Op.LOG1P, Op.LOG2, Op.NEG, Op.LOGICAL_NOT, Op.RELU, Op.RECIPROCAL, Op.ROUND, Op.RSQRT,
+    Op.SET, Op.SEGMENT_SET, Op.REAL, Op.SIGN, Op.SIGMOID, Op.SIGNBIT, Op.SILU, Op.SIN, Op.SINH, Op.SQRT,
+    Op.TAN, Op.TANH, Op.TRUNC, Op.ISFINITE, Op.ISINF, Op.ISNAN, Op.ISNEGINF, Op.ISPOSINF, Op.ISREAL,
+]  # fmt: skip
+INT_UNARY = [Op.ABS, Op.NEG, Op.SIGN, Op.RELU, Op.BITWISE_NOT, Op.LOGICAL_NOT, Op.CEIL, Op.ROUND,
+             Op.ISFINITE, Op.SIGNBIT]  # fmt: skip
+FLOAT_BINARY = [
+    Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.TRUEDIV, Op.ATAN2, Op.FMOD, Op.MOD, Op.REMAINDER, Op.POW,
+    Op.MINIMUM, Op.MAXIMUM, Op.EQ, Op.NE, Op.GE, Op.GT, Op.LE, Op.LT, Op.LOGICAL_AND, Op.LOGICAL_OR,
+    Op.NEXTAFTER,
+]  # fmt: skip
+INT_BINARY = [
+    Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.FMOD, Op.REMAINDER, Op.MINIMUM, Op.MAXIMUM, Op.EQ, Op.LT,
+    Op.BITWISE_AND, Op.BITWISE_OR, Op.BITWISE_XOR, Op.BITWISE_LEFT_SHIFT, Op.BITWISE_RIGHT_SHIFT,
+    Op.LOGICAL_RIGHT_SHIFT, Op.GCD, Op.POW, Op.TRUEDIV,
+]  # fmt: skip
+REDUCED_FLOAT_OPS = [Op.EXP, Op.TANH, Op.SIGMOID, Op.SILU, Op.RSQRT, Op.ERF, Op.NEG, Op.ADD, Op.MUL, Op.DIV]
+
+
+def _single(op: Op, dtypes: list[DataType], attrs: dict | None = None, shape=SHAPE):
+    b = FusionBuilder()
+    inputs = [b.define_tensor(shape, d) for d in dtypes]
+    (out,) = b.add(op, inputs, attrs)
+    b.add_output(out)
+    fusion = b.build()
+    return fusion, whole_group(fusion, POINTWISE)
+
+
+def _ranges(fusion, op: Op, low_high=None) -> dict:
+    return {name: low_high or DOMAIN.get(op, (-3.0, 3.0)) for name in fusion.inputs}
+
+
+@pytest.mark.parametrize("op", FLOAT_UNARY, ids=lambda op: op.frontend_name)
+def test_float_unary(op):
+    fusion, group = _single(op, [F32])
+    check(fusion, [group], _ranges(fusion, op))
+
+
+@pytest.mark.parametrize("op", INT_UNARY, ids=lambda op: op.frontend_name)
+@pytest.mark.parametrize("dtype", [I32, I64], ids=["int32", "int64"])
+def test_int_unary(op, dtype):
+    fusion, group = _single(op, [dtype])
+    check(fusion, [group], _ranges(fusion, op, (-9, 9)))
+
+
+def test_lgamma_of_negative_numbers():
+    fusion, group = _single(Op.LGAMMA, [F32])
+    check(fusion, [group], _ranges(fusion, Op.LGAMMA, (-2.9, -0.1)))
+
+
+@pytest.mark.parametrize("op", FLOAT_BINARY, ids=lambda op: op.frontend_name)
+def test_float_binary(op):
+    fusion, group = _single(op, [F32, F32])
+    check(fusion, [group])
+
+
+@pytest.mark.parametrize("op", INT_BINARY, ids=lambda op: op.frontend_name)
+@pytest.mark.parametrize("dtype", [I32, I64], ids=["int32", "int64"])
+def test_int_binary(op, dtype):
+    fusion, group = _single(op, [dtype, dtype])
+    a, b = fusion.inputs
+    low_b = 0 if op in (Op.BITWISE_LEFT_SHIFT, Op.BITWISE_RIGHT_SHIFT, Op.LOGICAL_RIGHT_SHIFT, Op.POW) else 1
+    check(fusion, [group], {a: (-20, 20), b: (low_b, 6)})
+
+
+@pytest.mark.parametrize("op", [Op.LOGICAL_AND, Op.LOGICAL_OR, Op.BITWISE_AND, Op.BITWISE_XOR, Op.EQ, Op.NE],
+                         ids=lambda op: op.frontend_name)
+def test_bool_binary(op):
+    fusion, group = _single(op, [BOOL, BOOL])
+    check(fusion, [group])
+
+
+@pytest.mark.parametrize("op", REDUCED_FLOAT_OPS, ids=lambda op: op.frontend_name)
+@pytest.mark.parametrize("dtype", [F16, BF16], ids=["float16", "bfloat16"])
+def test_reduced_float_upcasts_and_rounds_once(op, dtype):
+    fusion, group = _single(op, [dtype] * (2 if op.family.value == "binary" else 1))
+    check(fusion, [group], _ranges(fusion, op, (0.5, 3.0)))
+
+
+TERNARY = [
+    ("where", Op.WHERE, [BOOL, F32, F32], {}),
+    ("where_int_condition", Op.WHERE, [I32, F16, F16], {}),
+    ("lerp", Op.LERP, [F32, F32, F32], {}),
+    ("clamp", Op.CLAMP, [F32, F32, F32], {}),
+    ("clamp_int", Op.CLAMP, [I64, I64, I64], {}),
+    ("threshold", Op.THRESHOLD, [F32, F32, F32], {}),
+    ("addcmul", Op.ADDCMUL, [F32, F32, F32, F32], {}),
+]
+
+
+@pytest.mark.parametrize(("op", "dtypes", "ranges"), [c[1:] for c in TERNARY], ids=[c[0] for c in TERNARY])
+def test_ternary(op, dtypes, ranges):
+    fusion, group = _single(op, dtypes)
+    check(fusion, [group], ranges)
+
+
+CASTS = [(F32, F16), (F32, BF16), (F16, F32), (BF16, F16), (F32, I32), (I64, F32), (F32, BOOL), (BOOL, F32),
+         (I32, I64), (I64, BOOL)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "target"), CASTS, ids=[f"{s.name}-{t.name}" for s, t in CASTS])
+def test_cast(source, target):
+    fusion, group = _single(Op.CAST, [source], {"dtype": target})
+    check(fusion, [group])
+
+
+def test_scalars_constant_and_symbolic():
+    b = FusionBuilder()
+    x = b.define_tensor([3, 50], F32)
+    alpha = b.define_scalar(F32)
+    two = b.define_scalar(DataType.Double, 2.0)
+    (scaled,) = b.add(Op.MUL, [x, alpha])
+    (squared,) = b.add(Op.POW, [scaled, two])
+    (shifted,) = b.add(Op.SUB, [squared, two])
+    b.add_output(shifted)
+    fusion = b.build()
+    check(fusion, [whole_group(fusion, POINTWISE)])
+
+
+def test_broadcasting_and_non_contiguous_inputs():
+    b = FusionBuilder()
+    x = b.define_tensor([6, 5, 7], F32, strides=[1, 6, 30])  # column-major
+    row = b.define_tensor([7], F16)
+    col = b.define_tensor([6, 5], F32, strides=[1, 8])  # a strided view with a gap
+    (row_b,) = b.add(Op.BROADCAST_IN_DIM, [row], {"shape": [6, 5, 7], "broadcast_dims": [2]})
+    (col_b,) = b.add(Op.BROADCAST, [col], {"is_broadcast_dim": [False, False, True]})
+    (col_e,) = b.add(Op.EXPAND, [col_b], {"shape": [6, 5, 7]})
+    (y,) = b.add(Op.ADD, [x, row_b])
+    (z,) = b.add(Op.MUL, [y, col_e])
+    (out,) = b.add(Op.CAST, [z], {"dtype": BF16})
+    b.add_output(out)
+    fusion = b.build()
+    check(fusion, [whole_group(fusion, POINTWISE)])
+
+
+def _seed(batch=2, seq=8, heads=4, head_dim=4, dtype=F32):
+    hidden = heads * head_dim
+    b = FusionBuilder()
+    x = b.define_tensor([batch, seq, 3 * hidden], dtype)
+    for i in range(3):
+        attrs = {"starts": [0, 0, hidden * i], "ends": [batch, seq, hidden * (i + 1)], "strides": [1, 1, 1]}
+        (piece,) = b.add(Op.SLICE, [x], attrs)
+        (split,) = b.add(Op.RESHAPE, [piece], {"new_shape": [batch, seq, heads, head_dim]})
+        (out,) = b.add(Op.PERMUTE, [split], {"dims": [0, 2, 1, 3]})
+        b.add_output(out)
+    return b.build()
+
+
+@pytest.mark.parametrize("dtype", [F32, BF16], ids=["float32", "bfloat16"])
+def test_seed_slice_reshape_permute_in_one_program(dtype):
+    fusion = _seed(dtype=dtype)
+    group = whole_group(fusion, POINTWISE)
+    kernel = generate(group, fusion)
+    assert kernel.grid == (1,) and len(kernel.outputs) == 3
+    assert kernel.source.count("tl.load(") == 3  # each output element is read once from T0
+    check(fusion, [group])
+
+
+def test_outputs_of_different_shapes_split_the_grid():
+    b = FusionBuilder()
+    x = b.define_tensor([40, 30], F32)
+    (y,) = b.add(Op.EXP, [x])
+    (t,) = b.add(Op.SLICE, [x], {"starts": [0, 5], "ends": [40, 6], "strides": [1, 1]})
+    (u,) = b.add(Op.NEG, [t])
+    b.add_output(y)
+    b.add_output(u)
+    fusion = b.build()
+    group = whole_group(fusion, POINTWISE)
+    kernel = generate(group, fusion)
+    assert [p["programs"] for p in kernel.config["parts"]] == [2, 1] and kernel.grid == (3,)
+    check(fusion, [group])
+
+
+RESIZE = [
+    ("pad", Op.PAD, [[5, 6]], {"pad_widths": [2, 1, 0, 3]}),
+    ("pad_crop", Op.PAD, [[5, 6]], {"pad_widths": [-1, 2]}),
+    ("cat", Op.CAT, [[5, 2], [5, 3], [5, 4]], {"dim": 1}),
+    ("cat_dim0", Op.CAT, [[2, 6], [3, 6]], {"dim": 0}),
+    ("slice", Op.SLICE, [[9, 8]], {"starts": [1, 2], "ends": [9, 7], "strides": [1, 1]}),
+    ("reshape_merge_split", Op.RESHAPE, [[6, 4, 5]], {"new_shape": [3, 8, 5]}),
+    ("reshape_flatten", Op.RESHAPE, [[3, 1, 4]], {"new_shape": [12]}),
+    ("squeeze", Op.SQUEEZE, [[3, 1, 4, 1]], {"dims": [1, 3]}),
+    ("permute", Op.PERMUTE, [[2, 3, 4]], {"dims": [2, 0, 1]}),
+    ("triu", Op.TRIU, [[5, 7]], {"diagonal": 1}),
+    ("triu_negative", Op.TRIU, [[2, 6, 6]], {"diagonal": -2}),
+]
+
+
+@pytest.mark.parametrize(("op", "shapes", "attrs"), [c[1:] for c in RESIZE], ids=[c[0] for c in RESIZE])
+@pytest.mark.parametrize("dtype", [F32, F16, I64], ids=["float32", "float16", "int64"])
+def test_views_and_resize(op, shapes, attrs, dtype):
+    b = FusionBuilder()
+    inputs = [b.define_tensor(shape, dtype) for shape in shapes]
+    if op is Op.PAD:
+        inputs.append(b.define_scalar(dtype, 7))
+    (out,) = b.add(op, inputs, attrs)
+    b.add_output(out)
+    fusion = b.build()
+    check(fusion, [whole_group(fusion, POINTWISE)])
+
+
+def test_pad_then_cat_then_reshape_chain():
+    b = FusionBuilder()
+    x = b.define_tensor([4, 6], F32)
+    y = b.define_tensor([4, 2], F32)
+    fill = b.define_scalar(F32)
+    (half,) = b.add(Op.SLICE, [x], {"starts": [0, 3], "ends": [4, 6], "strides": [1, 1]})
+    (neg,) = b.add(Op.NEG, [half])
+    (rotated,) = b.add(Op.CAT, [neg, x, y], {"dim": 1})
+    (padded,) = b.add(Op.PAD, [rotated, fill], {"pad_widths": [1, 1]})
+    (out,) = b.add(Op.RESHAPE, [padded], {"new_shape": [2, 2, 13]})
+    b.add_output(out)
+    fusion = b.build()
+    check(fusion, [whole_group(fusion, POINTWISE)])
+
+
+INDEXING = [
+    ("index_select", Op.INDEX_SELECT, [6, 5], [4], {"dim": 0}),
+    ("gather", Op.GATHER, [5, 6], [3, 6], {"dim": 1}),
+    ("take_along_axis", Op.TAKE_ALONG_AXIS, [5, 6], [5, 2], {"dim": 1}),
+]
+
+
+@pytest.mark.parametrize(("op", "shape", "index_shape", "attrs"), [c[1:] for c in INDEXING],
+                         ids=[c[0] for c in INDEXING])
+@pytest.mark.parametrize("index_dtype", [I64, I32], ids=["int64", "int32"])
+def test_indexing(op, shape, index_shape, attrs, index_dtype):
+    b = FusionBuilder()
+    x = b.define_tensor(shape, BF16)
+    index = b.define_tensor(index_shape, index_dtype)
+    (out,) = b.add(op, [x, index], attrs)
+    b.add_output(out)
+    fusion = b.build()
+    extent = shape[attrs["dim"]]
+    check(fusion, [whole_group(fusion, POINTWISE)], {x.name: (-3, 3), index.name: (0, extent)})
+
+
+def test_select_and_creation_ops():
+    b = FusionBuilder()
+    x = b.define_tensor([3, 4, 5], F32)
+    where = b.define_scalar(I64, 2)
+    (row,) = b.add(Op.SELECT, [x, where], {"dim": 1})
+    start, step = b.define_scalar(F32, 0.5), b.define_scalar(F32, 0.25)
+    (ramp,) = b.add(Op.IOTA, [start, step], {"length": 5, "dtype": F32})
+    (ramp_b,) = b.add(Op.BROADCAST_IN_DIM, [ramp], {"shape": [3, 5], "broadcast_dims": [1]})
+    (ones,) = b.add(Op.FULL, [b.define_scalar(F32, 1.5)], {"shape": [3, 5], "dtype": F32})
+    (ids,) = b.add(Op.IOTA, [], {"length": 5, "dtype": I64})
+    (y,) = b.add(Op.ADD, [row, ramp_b])
+    (z,) = b.add(Op.MUL, [y, ones])
+    b.add_output(z)
+    b.add_output(ids)
+    fusion = b.build()
+    check(fusion, [whole_group(fusion, POINTWISE)])
+
+
+def test_large_tensors_use_int64_offsets():
+    b = FusionBuilder()
+    x = b.define_tensor([3, 1 << 30], F16, strides=[1 << 30, 1])
+    (y,) = b.add(Op.NEG, [x])
+    b.add_output(y)
+    fusion = b.build()
+    assert needs_wide_index(list(fusion.values), 1)
+    source = generate(whole_group(fusion, POINTWISE), fusion).source
+    assert "tl.program_id(0).to(tl.int64)" in source
+
+
+def test_small_tensors_keep_int32_offsets():
+    fusion, group = _single(Op.NEG, [F32])
+    assert "int64" not in generate(group, fusion).source
+
+
+def test_no_kernel_for_alias_and_torch_groups():
+    fusion, group = _single(Op.NEG, [F32])
+    for kind in (SchedulerKind.ALIAS, SchedulerKind.TORCH):
+        alias = Group(3, kind, group.exprs, group.inputs, group.outputs)
+        with pytest.raises(UnsupportedError, match=f"group 3 is a {kind.value} group: it launches no kernel"):
+            generate(alias, fusion)
+
+
+def test_unsupported_op_names_the_op_and_the_expr():
+    fusion, _ = _single(Op.CUMSUM, [F32], {"dim": 1})
+    with pytest.raises(UnsupportedError, match=r"generating `T1 = fd.ops.cumsum\(T0, dim=1\)`.*torch segment"):
+        generate(whole_group(fusion, POINTWISE), fusion)
+
+
+def test_reduction_in_a_pointwise_group_is_refused():
+    fusion, _ = _single(Op.SUM, [F32], {"dims": [1], "keepdim": False, "dtype": F32})
+    with pytest.raises(UnsupportedError, match="fd.ops.sum.*only be generated in a reduction"):
+        generate(whole_group(fusion, POINTWISE), fusion)
+
+
+def test_launch_refuses_tensors_with_other_strides():
+    fusion, group = _single(Op.NEG, [F32])
+    module = load(generate(group, fusion))
+    x = random_tensor(fusion.value("T0")).t().contiguous().t()
+    with pytest.raises(KernelError, match=r"T0: the kernel was generated for torch.float32 \[4, 37\] with "
+                                          r"strides \[37, 1\], got .* strides \[1, 4\]"):
+        module.launch(x, poisoned(fusion.value("T1")))
+
+
+def test_kernel_source_is_readable():
+    fusion = _seed()
+    source = generate(whole_group(fusion, POINTWISE), fusion).source
+    assert "# T3 = fd.ops.permute(T2, dims=(0, 2, 1, 3))" in source
+    assert "def launch(T0, T3, T6, T9):" in source
+    assert " = " in source and "= b =" not in source and "make_block_ptr" not in source
+    assert torch.__name__ in source  # the launcher checks dtypes with torch
