@@ -63,7 +63,7 @@ if fusion is not None:
             except HfuseError as err:
                 st.error(f"This segment cannot be exported on its own: {err}")
             else:
-                st.code(script, language="python")
+                st.code(script, language="python", wrap_lines=True)
                 st.download_button(
                     "Download segment script",
                     script,

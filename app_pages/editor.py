@@ -69,7 +69,7 @@ def editor() -> None:
     code_editor(
         state.definition(),
         lang="python",
-        height=[22, 32],
+        height=[20, 30],
         key=state.code_editor_key(),
         response_mode=["debounce", "blur"],
         buttons=[APPLY_BUTTON],
@@ -81,15 +81,20 @@ def editor() -> None:
             "enableBasicAutocompletion": False,
             "enableSnippets": False,
         },
-        props={"debounceChangePeriod": 700, "placeholder": "with FusionDefinition() as fd: ..."},
+        props={
+            "debounceChangePeriod": 700,
+            "fontSize": 13,
+            "placeholder": "with FusionDefinition() as fd: ...",
+        },
     )
     st.caption("Applies as you type, on Ctrl+Enter and when you click elsewhere.")
 
 
-def status() -> None:
+def status() -> bool:
+    """Whether the definition compiles; shown next to the editor, with the line and caret of any error."""
     fusion = views.current_fusion()
     if fusion is None:
-        return
+        return False
     text = state.definition()
     counts = f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs"
     try:
@@ -99,42 +104,34 @@ def status() -> None:
     except HfuseError as err:
         st.success(f"Parsed: {counts}.")
         views.show_error(err, text)
-        return
+        return False
     st.success(f"Parsed: {counts}. Kernels: naive {kernels['naive']}, hfuse {kernels['hfuse']}.")
+    return True
 
 
 def preview() -> None:
     text = state.definition()
-    shown = state.option_control("diagram")
-    if not text.strip():
+    if state.option_control("diagram") == "ir":
+        views.diagram(pipeline.ir_dot(text, after_passes=False), "fusion_ir", key="editor_ir")
         return
-    try:
-        pipeline.fusion_of(text)
-        if shown == "ir":
-            views.diagram(pipeline.ir_dot(text, after_passes=False), "fusion_ir", key="editor_ir")
-            return
-        strategy, outputs = state.option("strategy"), state.option("outputs")
-        compiled = pipeline.compiled_of(text, strategy, outputs)
-        st.caption(
-            f"{strategy}, outputs {pipeline.OUTPUT_TITLES[outputs]}: "
-            f"{compiled.kernel_count} kernel{'s' if compiled.kernel_count != 1 else ''}"
-        )
-        views.diagram(
-            pipeline.segmentation_dot(text, strategy, outputs),
-            f"segmentation_{strategy}",
-            key="editor_segmentation",
-        )
-    except HfuseError:
-        st.caption("The diagram appears once the definition is fixed.")
+    strategy, outputs = state.option("strategy"), state.option("outputs")
+    kernels = pipeline.compiled_of(text, strategy, outputs).kernel_count
+    plural = "s" if kernels != 1 else ""
+    st.caption(f"{strategy}, outputs {pipeline.OUTPUT_TITLES[outputs]}: {kernels} kernel{plural}")
+    views.diagram(
+        pipeline.segmentation_dot(text, strategy, outputs),
+        f"segmentation_{strategy}",
+        key="editor_segmentation",
+    )
 
 
 st.header("Fusion definition")
-edit_column, diagram_column = st.columns([1, 1], gap="large")
+edit_column, diagram_column = st.columns([5, 4], gap="large")
 with edit_column:
     gallery()
     editor()
-    status()
     with st.expander("Build op by op"):
         builder_panel.render()
 with diagram_column:
-    preview()
+    if status():
+        preview()

@@ -82,7 +82,7 @@ def show_kernels(report: runner.RunReport) -> None:
         for k in profile.kernel_profiles
     ]
     st.dataframe(rows, hide_index=True, key="run_kernels")
-    totals = st.columns(5)
+    totals = st.columns(6)
     totals[0].metric("Kernels", profile.segments)
     totals[1].metric("Kernel time", _ms(profile.kernel_time_ms))
     totals[2].metric("Bytes moved", format_bytes(profile.input_bytes + profile.output_bytes))
@@ -95,6 +95,7 @@ def show_kernels(report: runner.RunReport) -> None:
         f"{profile.peak_bandwidth_gbs:,.0f} GB/s peak",
     )
     totals[4].metric("Host time", _ms(profile.host_time_ms))
+    totals[5].metric("Compile", f"{report.compile_ms:,.0f} ms", help="0 when the kernels came from the cache")
     timed = [k for k in profile.kernel_profiles if k.effective_bandwidth_gbs is not None]
     if timed:
         st.markdown(

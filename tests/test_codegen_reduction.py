@@ -158,11 +158,16 @@ def test_statistics(op, shape, attrs, dtype, form):
     check(fusion, [whole_group(fusion, REDUCTION)], options=FORMS[form], reduction_size=45)
 
 
+LAYOUTS = {"row_major_is_outer": ((40, 16), (16, 1), True), "column_major_is_inner": ((40, 16), (1, 40), False)}
+
+
 @pytest.mark.parametrize("form", FORMS)
-def test_column_reduction_then_normalize_of_a_transposed_input(form):
-    """Batch-norm-like: statistics per column of a column-major input, then the normalized input."""
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_column_reduction_then_normalize(layout, form):
+    """Batch-norm-like: a statistic per column, then the normalized input; the tile follows memory order."""
+    shape, strides, outer = LAYOUTS[layout]
     b = FusionBuilder()
-    x = b.define_tensor([40, 16], F32, strides=[1, 40])
+    x = b.define_tensor(shape, F32, strides=strides)
     (total,) = b.add(Op.SUM, [x], {"dims": [0], "keepdim": True, "dtype": F32})
     (mean,) = b.add(Op.DIV, [total, b.define_scalar(DataType.Double, 40.0)])
     (y,) = b.add(Op.SUB, [x, mean])
@@ -170,7 +175,7 @@ def test_column_reduction_then_normalize_of_a_transposed_input(form):
     fusion = b.build()
     group = whole_group(fusion, NORMALIZATION)
     kernel = generate(group, fusion, FORMS[form])
-    assert kernel.config["parts"][0]["outer"]
+    assert kernel.config["parts"][0]["outer"] is outer
     check(fusion, [group], options=FORMS[form], reduction_size=40)
 
 

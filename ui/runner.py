@@ -34,6 +34,7 @@ class RunReport:
     key: tuple[str, str, str]
     on_gpu: bool
     first_call_ms: float  # compile, first launches, validation and host work of the first call
+    compile_ms: float  # of the first call; 0 when its kernels were cached by an earlier run
     profile: FusionProfile
     checks: tuple[OutputCheck, ...]
     baselines: tuple[tuple[str, FusionProfile], ...]
@@ -59,6 +60,7 @@ def run_definition(text: str, strategy: str, outputs: str) -> RunReport:
         fusion, script.inputs, backend=strategy, alias_outputs=outputs == "views", profile=True
     )
     first_call_ms = (time.perf_counter() - start) * 1e3
+    compile_ms = profile.compile_time_ms
     if on_gpu:  # the first call compiled and validated; time a warm call
         results, profile, _ = execute(
             fusion, script.inputs, backend=strategy, alias_outputs=outputs == "views", profile=True
@@ -82,5 +84,5 @@ def run_definition(text: str, strategy: str, outputs: str) -> RunReport:
             _, baseline, _ = execute(fusion, script.inputs, backend=backend, profile=True)
             baselines.append((title, baseline))
     return RunReport(
-        (text, strategy, outputs), on_gpu, first_call_ms, profile, tuple(checks), tuple(baselines)
+        (text, strategy, outputs), on_gpu, first_call_ms, compile_ms, profile, tuple(checks), tuple(baselines)
     )

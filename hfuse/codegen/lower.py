@@ -175,12 +175,16 @@ class Lowering:
             terms.append(_term(dim) if stride == 1 else f"{_term(dim)} * {stride}")
         return " + ".join(terms) or "0"
 
-    def store(self, name: str, index: Index) -> None:
+    def store(self, name: str, index: Index, spread: str | None = None) -> None:
+        """Writes `name` at `index`. `spread` is a position tensor whose shape the address takes when the
+        value has a single element (a scalar pointer cannot take a block value)."""
         value = self.values[name]
         text = self.value(name, index)
         if value.dtype.is_reduced_float:
             text = f"{text}.to({storage_type(value.dtype)})"
         offset = self.offset(value, index.dims)
+        if spread is not None and not self.body.deps_of(offset):
+            offset = f"{spread} * 0" if offset == "0" else f"{offset} + {spread} * 0"
         mask = self.mask_text(index.mask) if self.body.deps_of(offset) else None
         address = f"{pointer(name)} + {offset}" if offset != "0" else pointer(name)
         line = f"tl.store({address}, {text}" + (f", mask={mask})" if mask else ")")

@@ -256,7 +256,7 @@ def _multiply(a, b):
     ),
 }
 
-_CALL = re.compile(r"\b(_[a-z0-9_]+)\(")
+_CALL = re.compile(r"\b(_[a-z0-9_]+)\b")
 
 
 def helpers_for(kernel_text: str) -> str:

@@ -269,7 +269,7 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
             positions = tuple(row_positions[d] for d in kept)
         else:
             positions = tuple(row_positions.get(d, "0") for d in range(len(shape)))
-        lowering.store(name, Index(positions, row_mask))
+        lowering.store(name, Index(positions, row_mask), spread=row)
     if full_outputs:
         with reducer.columns() as columns:
             for name in full_outputs:
