@@ -25,12 +25,12 @@ chromium:
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
 
 test: $(VENV)/.installed chromium
-	$(BIN)/ruff check hfuse tests pages app.py
+	$(BIN)/ruff check hfuse tests app_pages ui app.py
 	$(BIN)/python -m pytest -q -n 2 --timeout 600
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check hfuse tests pages app.py
-	$(BIN)/ruff format --check hfuse tests pages app.py
+	$(BIN)/ruff check hfuse tests app_pages ui app.py
+	$(BIN)/ruff format --check hfuse tests app_pages ui app.py
 
 gpu-test:
 	python3 -m pytest -q -m gpu tests/gpu

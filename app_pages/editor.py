@@ -112,14 +112,14 @@ def status() -> bool:
 def preview() -> None:
     text = state.definition()
     if state.option_control("diagram") == "ir":
-        views.diagram(pipeline.ir_dot(text, after_passes=False), "fusion_ir", key="editor_ir")
+        views.diagram(lambda: pipeline.ir_dot(text, after_passes=False), "fusion_ir", key="editor_ir")
         return
     strategy, outputs = state.option("strategy"), state.option("outputs")
     kernels = pipeline.compiled_of(text, strategy, outputs).kernel_count
     plural = "s" if kernels != 1 else ""
     st.caption(f"{strategy}, outputs {pipeline.OUTPUT_TITLES[outputs]}: {kernels} kernel{plural}")
     views.diagram(
-        pipeline.segmentation_dot(text, strategy, outputs),
+        lambda: pipeline.segmentation_dot(text, strategy, outputs),
         f"segmentation_{strategy}",
         key="editor_segmentation",
     )

@@ -16,10 +16,7 @@ if fusion is not None:
             f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs. "
             "Outputs drawn with a double border; constants are folded into their ops."
         )
-        try:
-            views.diagram(pipeline.ir_dot(text, after_passes=False), "fusion_ir", key="ir_defined")
-        except HfuseError as err:
-            views.show_error(err, text)
+        views.diagram(lambda: pipeline.ir_dot(text, after_passes=False), "fusion_ir", key="ir_defined")
     with normalized:
         st.subheader("After the passes")
         try:
@@ -28,7 +25,9 @@ if fusion is not None:
                 f"{len(compiled.scheduled.exprs)} ops after canonicalization, alias analysis and "
                 "dead code removal. Outputs that stay views of an input are dashed."
             )
-            views.diagram(pipeline.ir_dot(text, after_passes=True), "fusion_ir_after_passes", key="ir_passes")
+            views.diagram(
+                lambda: pipeline.ir_dot(text, after_passes=True), "fusion_ir_after_passes", key="ir_passes"
+            )
         except HfuseError as err:
             views.show_error(err, text)
     with st.expander("The IR as text"):

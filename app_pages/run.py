@@ -11,7 +11,7 @@ REPORT = "run_report"
 
 
 def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value * 1000:.1f} us" if value < 1 else f"{value:.3f} ms"
+    return "-" if value is None else f"{value * 1000:.1f} us" if value < 1 else f"{value:,.2f} ms"
 
 
 def _number(value: float | None, unit: str = "") -> str:
@@ -77,7 +77,7 @@ def show_kernels(report: runner.RunReport) -> None:
             "bytes": format_bytes(k.input_bytes + k.output_bytes),
             "GB/s": _number(k.effective_bandwidth_gbs),
             "% of peak": _number(k.percentage_peak_bandwidth, " %"),
-            "compile": f"{k.compile_time_ms:,.0f} ms",
+            "compile": f"{k.compile_time_ms:,.1f} ms",
         }
         for k in profile.kernel_profiles
     ]
@@ -127,12 +127,12 @@ def show_baselines(report: runner.RunReport) -> None:
     ]
     rows += [
         {
-            "backend": title,
-            "kernels": p.segments,
-            "kernel time": _ms(p.kernel_time_ms),
-            "host time": _ms(p.host_time_ms),
+            "backend": b.title,
+            "kernels": b.kernels,
+            "kernel time": _ms(b.profile.kernel_time_ms),
+            "host time": _ms(b.profile.host_time_ms),
         }
-        for title, p in report.baselines
+        for b in report.baselines
     ]
     st.markdown("**Beside torch**")
     st.dataframe(rows, hide_index=True, key="run_baselines")

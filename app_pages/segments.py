@@ -18,7 +18,7 @@ def side_column(text: str, side: pipeline.Side, key: str) -> None:
     kernels = compiled.kernel_count
     st.markdown(f"**{kernels} kernel{'s' if kernels != 1 else ''}** launched (segments: {counts})")
     views.diagram(
-        pipeline.segmentation_dot(text, side.strategy, side.outputs),
+        lambda: pipeline.segmentation_dot(text, side.strategy, side.outputs),
         f"segmentation_{side.strategy}_{side.outputs}",
         key=key,
     )

@@ -39,7 +39,7 @@ class FusionBuilder:
         self._outputs: list[Output] = []
         self._tensor_count = 0
         self._scalar_count = 0
-        self._computed_bytes = 0
+        self._result_bytes = 0
 
     def _name(self, kind: Kind) -> str:
         if kind is Kind.TENSOR:
@@ -82,22 +82,23 @@ class FusionBuilder:
             if loc is not None:
                 raise LimitError(f"line {loc[0]}, column {loc[1]}: {err}") from None
             raise
-        self._count_computed_bytes(op, inferred.outputs, loc)
+        self._count_result_bytes(op, inferred.outputs, loc)
         outs = tuple(self._new(s.kind, s.dtype, s.shape, const=s.const) for s in inferred.outputs)
         self._exprs.append(
             Expr(op, tuple(v.name for v in inputs), tuple(v.name for v in outs), freeze_attrs(inferred.attrs), loc)
         )
         return outs
 
-    def _count_computed_bytes(self, op: Op, specs: Sequence[OutSpec], loc: tuple[int, int] | None) -> None:
-        """Refuses a fusion whose results would take more than HFUSE_MAX_COMPUTED_BYTES, before anything runs."""
-        self._computed_bytes += sum(math.prod(s.shape) * s.dtype.itemsize for s in specs if s.kind is Kind.TENSOR)
-        limit = settings.MAX_COMPUTED_BYTES.as_int()
-        if self._computed_bytes > limit:
+    def _count_result_bytes(self, op: Op, specs: Sequence[OutSpec], loc: tuple[int, int] | None) -> None:
+        """Refuses a fusion whose results would take more than HFUSE_MAX_OUTPUT_BYTES, before any runs."""
+        tensors = [s for s in specs if s.kind is Kind.TENSOR]
+        self._result_bytes += sum(math.prod(s.shape) * s.dtype.itemsize for s in tensors)
+        limit = settings.MAX_OUTPUT_BYTES.as_int()
+        if self._result_bytes > limit:
             where = f"line {loc[0]}, column {loc[1]}: " if loc is not None else ""
             raise LimitError(
-                f"{where}{op.frontend_name}: the fusion's results take {self._computed_bytes} bytes up to here; "
-                f"the limit is {limit} bytes (set {settings.MAX_COMPUTED_BYTES.env} to compute more)"
+                f"{where}{op.frontend_name}: the fusion's results take {self._result_bytes} bytes up to "
+                f"here; the limit is {limit} bytes (set {settings.MAX_OUTPUT_BYTES.env} to compute more)"
             )
 
     def add_output(self, value: Value, alias_input: Value | None = None,

@@ -21,6 +21,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 import traceback
 import warnings
 from collections import Counter
@@ -33,6 +34,7 @@ from hypothesis import HealthCheck, Phase, given
 from hypothesis import seed as hypothesis_seed
 from hypothesis import settings as hypothesis_settings
 
+from hfuse import settings
 from hfuse.errors import HfuseError
 from hfuse.fuzz_strategies import Recipe, build_definition, fusion_recipes, mutated_scripts
 from hfuse.loader import load
@@ -43,8 +45,8 @@ from hfuse.segment import segment
 OK = "ok"
 FAILURE = "FAILURE"
 SECONDS_PER_INPUT = 5.0
-# Mutated shapes may ask for any size; the campaign allows small inputs so a run allocates little.
-CAMPAIGN_INPUT_BYTES = 1 << 24
+# Mutated shapes may ask for any size; the campaign lowers the size limits so that a run allocates little.
+CAMPAIGN_LIMITS = {settings.MAX_INPUT_BYTES.env: 1 << 24, settings.MAX_OUTPUT_BYTES.env: 1 << 28}
 LOCATED = re.compile(r"\bline \d+")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _TOUCHING_EVENTS = frozenset({
@@ -90,7 +92,9 @@ _audit_installed = False
 
 @contextlib.contextmanager
 def _guarded(seconds: float) -> Iterator[list[str]]:
-    """Records writes and process events while the body runs, and stops it after `seconds`."""
+    """Records writes and process events while the body runs, and stops it after `seconds`.
+
+    An alarm set before (pytest-timeout's, say) is put back afterwards with the time it had left."""
     global _touched, _audit_installed
     if not _audit_installed:
         sys.addaudithook(_audit)
@@ -98,8 +102,9 @@ def _guarded(seconds: float) -> Iterator[list[str]]:
     alarm = threading.current_thread() is threading.main_thread()
     touched: list[str] = []
     if alarm:
-        previous = signal.signal(signal.SIGALRM, _raise_timeout)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        previous_handler = signal.signal(signal.SIGALRM, _raise_timeout)
+        previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+        started = time.monotonic()
     _touched = touched
     try:
         with warnings.catch_warnings():
@@ -109,7 +114,10 @@ def _guarded(seconds: float) -> Iterator[list[str]]:
         _touched = None
         if alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            signal.signal(signal.SIGALRM, previous_handler)
+            if previous_delay:
+                left = max(previous_delay - (time.monotonic() - started), 1e-3)
+                signal.setitimer(signal.ITIMER_REAL, left, previous_interval)
 
 
 def _raise_timeout(signum, frame) -> None:
@@ -127,7 +135,8 @@ def _guarded_run(stages, seconds: float) -> Outcome:
     stage = stages[0][0]
     try:
         with _guarded(seconds) as touched:
-            for stage, run in stages:
+            for name, run in stages:
+                stage = name
                 run()
     except _Timeout:
         return Outcome(FAILURE, stage, f"still running after {seconds} s")
@@ -220,7 +229,8 @@ class Tally:
 
     def summary(self) -> str:
         parts = [f"{label} {count}" for label, count in sorted(self.counts.items()) if label != FAILURE]
-        return f"{self.name}: {self.tried} inputs; {', '.join(parts)}; FAILURES {self.counts[FAILURE]}"
+        parts.append(f"FAILURES {self.counts[FAILURE]}")
+        return f"{self.name}: {self.tried} inputs; {', '.join(parts)}"
 
 
 def _hypothesis_run(strategy, examples: int, seed: int | None, body) -> None:
@@ -241,14 +251,19 @@ def _hypothesis_run(strategy, examples: int, seed: int | None, body) -> None:
 def fuzz_scripts(examples: int, seed: int | None = None, seconds: float = SECONDS_PER_INPUT) -> Tally:
     """Mutated scripts; `seed=None` draws the same inputs every run."""
     tally = Tally("mutated scripts")
-    _hypothesis_run(mutated_scripts(), examples, seed, lambda text: tally.record(text, check_script(text, seconds)))
+    _hypothesis_run(
+        mutated_scripts(), examples, seed, lambda text: tally.record(text, check_script(text, seconds))
+    )
     return tally
 
 
 def fuzz_fusions(examples: int, seed: int | None = None, seconds: float = SECONDS_PER_INPUT) -> Tally:
     tally = Tally("random fusions")
     _hypothesis_run(
-        fusion_recipes(), examples, seed, lambda recipe: tally.record(str(recipe), check_recipe(recipe, seconds))
+        fusion_recipes(),
+        examples,
+        seed,
+        lambda recipe: tally.record(str(recipe), check_recipe(recipe, seconds)),
     )
     return tally
 
@@ -260,16 +275,17 @@ def warm_up() -> None:
 
 
 @contextlib.contextmanager
-def campaign_sandbox(input_bytes: int = CAMPAIGN_INPUT_BYTES) -> Iterator[list[str]]:
-    """An empty working folder and temp folder, and a small input budget; lists what appeared in them."""
+def campaign_sandbox(limits: dict[str, int] | None = None) -> Iterator[list[str]]:
+    """An empty working folder and temp folder, and small size limits; lists what appeared in them."""
     appeared: list[str] = []
-    saved = {name: os.environ.get(name) for name in ("HFUSE_MAX_INPUT_BYTES", "TMPDIR")}
+    overrides = {name: str(value) for name, value in (limits or CAMPAIGN_LIMITS).items()}
+    saved = {name: os.environ.get(name) for name in [*overrides, "TMPDIR"]}
     saved_tempdir, saved_cwd = tempfile.tempdir, os.getcwd()
     with tempfile.TemporaryDirectory(prefix="hfuse-fuzz-") as root:
         work, tmp = Path(root, "work"), Path(root, "tmp")
         work.mkdir()
         tmp.mkdir()
-        os.environ["HFUSE_MAX_INPUT_BYTES"] = str(input_bytes)
+        os.environ.update(overrides)
         os.environ["TMPDIR"] = tempfile.tempdir = str(tmp)
         os.chdir(work)
         try:
@@ -300,7 +316,9 @@ def _save(folder: Path, tallies: Sequence[Tally]) -> list[Path]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hfuse.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=2000, help="mutated scripts to try")
-    parser.add_argument("--fusions", type=int, default=None, help="random fusions to try (default: examples/4)")
+    parser.add_argument(
+        "--fusions", type=int, default=None, help="random fusions to try (default: examples/4)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=SECONDS_PER_INPUT, help="time limit of one input")
     parser.add_argument("--save", type=Path, default=None, help="folder for the failing inputs")

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from hfuse.dtypes import DataType
 from hfuse.examples import EXAMPLES_DIR
 from hfuse.frontend import FusionDefinition
+from hfuse.loader_fd import op_names
 
 # A tokenizer that never fails, so mutated (even broken) text can be mutated again.
 TOKEN = re.compile(
@@ -94,9 +95,9 @@ with FusionDefinition() as fd:
     V0 = fd.ops.shape(T0)
     T2 = fd.ops.index_select(T0, T1, dim=2)
     T3 = fd.ops.sum(T2, dims=[-1], keepdim=False)
-    T4 = fd.ops.topk(T3, 2, dim=1)
+    T4 = fd.ops.topk(T3, 2, dim=0)
     T5 = fd.ops.cumsum(T0, 0)
-    T6 = fd.ops.slice(T5, [0, 0, 0], [2, 1, S0], [1, 1, 2])
+    T6 = fd.ops.slice(T5, [0, 0, 1], [2, 1, S0], [1, 1, 1])
     T7 = fd.ops.pad(T6, [1, 1], -1.0)
     T8 = fd.ops.cat([T7, T7], 0)
     T9 = fd.ops.triu(fd.ops.squeeze(T8, [1]), diagonal=1)
@@ -207,6 +208,26 @@ def rename(draw: Draw, text: str) -> str:
     return _replace_token(draw, text, NAME, names + NAMES)
 
 
+def swap_op(draw: Draw, text: str) -> str:
+    """`fd.ops.<name>` renamed to another op, so it meets operands and arguments it does not take."""
+    calls = list(re.finditer(r"(?<=\bops\.)\w+", text))
+    if not calls:
+        return text
+    call = _pick(draw, calls)
+    return _splice(text, call.start(), call.end(), draw(st.sampled_from(sorted(op_names()))))
+
+
+def extra_argument(draw: Draw, text: str) -> str:
+    """One more positional or keyword argument before a closing parenthesis."""
+    closers = [m for m in _tokens(text) if m.group() == ")"]
+    if not closers:
+        return text
+    closer = _pick(draw, closers)
+    keyword = draw(st.sampled_from(("", "dims=", "dim=", "dtype=", "shape=", "keepdim=", "alias_input=")))
+    value = draw(st.sampled_from(LITERALS + WRONG_TYPES))
+    return _splice(text, closer.start(), closer.start(), f", {keyword}{value}")
+
+
 def deep_nesting(draw: Draw, text: str) -> str:
     tokens = _tokens(text, re.compile(r"[0-9A-Za-z_]"))
     if not tokens:
@@ -240,7 +261,7 @@ def edit_line(draw: Draw, text: str) -> str:
 
 MUTATIONS: tuple[Callable[[Draw, str], str], ...] = (
     delete_token, duplicate_token, swap_tokens, random_literal, random_literal, wrong_type, rename,
-    deep_nesting, edit_line,
+    deep_nesting, edit_line, swap_op, extra_argument,
 )  # fmt: skip
 
 
@@ -322,7 +343,9 @@ def _add(recipe: Recipe, step: Step, *made: Tracked) -> None:
 
 def _draw_input(draw: Draw, recipe: Recipe) -> None:
     rank = draw(st.integers(0, 3))
-    shape = [draw(st.integers(0, 5) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5)) for _ in range(rank)]
+    shape = [
+        draw(st.integers(0, 5) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5)) for _ in range(rank)
+    ]
     dtype = draw(st.sampled_from(INPUT_DTYPES))
     step = Step("define_tensor", kwargs=(("shape", shape), ("contiguity", True), ("dtype", dtype)))
     _add(recipe, step, Tracked(tuple(shape), _kind(dtype)))
@@ -350,7 +373,11 @@ def _draw_op(draw: Draw, recipe: Recipe) -> None:
     kind = draw(st.sampled_from(choices))
     if kind == "unary":
         source = _as_float(recipe, index) if x.kind != "float" else index
-        _add(recipe, Step(f"ops.{draw(st.sampled_from(FLOAT_UNARY))}", (Ref(source),)), Tracked(x.shape, "float"))
+        _add(
+            recipe,
+            Step(f"ops.{draw(st.sampled_from(FLOAT_UNARY))}", (Ref(source),)),
+            Tracked(x.shape, "float"),
+        )
     elif kind == "scalar":
         source = _as_float(recipe, index) if x.kind == "bool" else index
         constant = draw(st.sampled_from((0.5, -2.0, 3, 0)))
@@ -365,7 +392,11 @@ def _draw_op(draw: Draw, recipe: Recipe) -> None:
         _add(recipe, Step(f"ops.{op}", (Ref(index), 1)), Tracked(x.shape, "bool"))
     elif kind == "binary":
         a, b = _as_float(recipe, index), _as_float(recipe, draw(st.sampled_from(same)))
-        _add(recipe, Step(f"ops.{draw(st.sampled_from(NUMERIC_BINARY))}", (Ref(a), Ref(b))), Tracked(x.shape, "float"))
+        _add(
+            recipe,
+            Step(f"ops.{draw(st.sampled_from(NUMERIC_BINARY))}", (Ref(a), Ref(b))),
+            Tracked(x.shape, "float"),
+        )
     elif kind == "where":
         condition = len(recipe.pool)
         _add(recipe, Step("ops.gt", (Ref(index), 0)), Tracked(x.shape, "bool"))
@@ -395,9 +426,17 @@ def _draw_shape_op(draw: Draw, recipe: Recipe, index: int, kind: str) -> None:
         _add(recipe, step, Tracked(shape, "float"), Tracked(shape, "float"))
     elif kind == "permute":
         order = draw(st.permutations(range(rank)))
-        _add(recipe, Step("ops.permute", (Ref(index), list(order))), Tracked(tuple(x.shape[d] for d in order), x.kind))
+        _add(
+            recipe,
+            Step("ops.permute", (Ref(index), list(order))),
+            Tracked(tuple(x.shape[d] for d in order), x.kind),
+        )
     elif kind == "flatten":
-        _add(recipe, Step("ops.reshape", (Ref(index), [math.prod(x.shape)])), Tracked((math.prod(x.shape),), x.kind))
+        _add(
+            recipe,
+            Step("ops.reshape", (Ref(index), [math.prod(x.shape)])),
+            Tracked((math.prod(x.shape),), x.kind),
+        )
     elif kind == "slice":
         starts = [draw(st.integers(0, n)) for n in x.shape]
         ends = [draw(st.integers(s, n)) for s, n in zip(starts, x.shape, strict=True)]
@@ -425,7 +464,11 @@ def _draw_shape_op(draw: Draw, recipe: Recipe, index: int, kind: str) -> None:
         _add(recipe, step, Tracked(shape, x.kind))
     elif kind == "squeeze":
         dims = [d for d, n in enumerate(x.shape) if n == 1]
-        _add(recipe, Step("ops.squeeze", (Ref(index), dims)), Tracked(tuple(n for n in x.shape if n != 1), x.kind))
+        _add(
+            recipe,
+            Step("ops.squeeze", (Ref(index), dims)),
+            Tracked(tuple(n for n in x.shape if n != 1), x.kind),
+        )
     elif kind == "expand":
         shape = tuple(draw(st.integers(1, 3)) if n == 1 else n for n in x.shape)
         _add(recipe, Step("ops.expand", (Ref(index), list(shape))), Tracked(shape, x.kind))

@@ -30,7 +30,14 @@ from hfuse.loader_fd import (
     LegacyFusion,
     LegacyFusionClass,
 )
-from hfuse.loader_inputs import TorchNamespace, check_total_bytes, is_input_list, materialize, random_inputs
+from hfuse.loader_inputs import (
+    TorchNamespace,
+    check_total_bytes,
+    is_input_list,
+    materialize,
+    meta_twins,
+    random_inputs,
+)
 from hfuse.loader_limits import check_text, check_tree_depth
 from hfuse.loader_source import SUPPORTED, Source, position
 
@@ -103,6 +110,7 @@ def load(text: str, device: str | torch.device | None = None) -> Script:
             fusion = fd.fusion()
             real_inputs = random_inputs(fusion, target)
         else:
+            fd.fusion(meta_twins(inputs))  # a dry build: every definition and size error before allocating
             real_inputs = materialize(inputs, target)
             fusion = fd.fusion(real_inputs)
     except DefinitionError as err:

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from hfuse.dtypes import DataType
-from hfuse.errors import DefinitionError, HfuseError, LimitError, ParseError
+from hfuse.errors import DefinitionError, HfuseError, ParseError
 from hfuse.frontend import FusionDefinition
 from hfuse.loader_eval import MISSING, CallSite, Interpreted, describe, located
 from hfuse.loader_inputs import InputTensor, TorchDtype
@@ -107,7 +107,7 @@ class FdCall(Interpreted):
             return self.method(*args, **kwargs)
         except DefinitionError as err:
             raise located(site.source, site.node, err) from None
-        except (ParseError, LimitError):
+        except ParseError:
             raise
         except HfuseError as err:
             line, col = position(site.node)

@@ -363,6 +363,18 @@ def materialize(inputs: list[Any], device: torch.device) -> list[Any]:
     return made
 
 
+def meta_twins(inputs: list[Any]) -> list[Any]:
+    """The inputs with every tensor on the meta device (a 0-dim CPU tensor, nvFuser's CPU scalar, stays
+    one): the definition can be built from these before anything is allocated."""
+    twins = []
+    for value in inputs:
+        if isinstance(value, InputTensor) and value.on_cpu and value.meta.dim() == 0:
+            twins.append(torch.empty((), dtype=value.meta.dtype))
+        else:
+            twins.append(value.meta if isinstance(value, InputTensor) else value)
+    return twins
+
+
 def is_input_list(value: Any) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(v, InputTensor) or is_number(v) for v in value)
 

@@ -234,6 +234,13 @@ def _full(
     return torch.full(attrs["shape"], args[0].item(), dtype=compute_dtype(outs[0]), device=device)
 
 
+def _cast(x: Tensor, dtype: DataType) -> Tensor:
+    """A complex value cast to a real dtype keeps its real part (torch does the same, with a warning)."""
+    if x.is_complex() and not dtype.is_complex:
+        x = x.real
+    return upcast(x).to(dtype.torch)
+
+
 def _topk(args: list[Tensor], attrs: dict[str, Any]) -> tuple[Tensor, Tensor]:
     result = torch.topk(
         upcast(args[0]), attrs["k"], dim=attrs["dim"], largest=attrs["largest"], sorted=attrs["sorted"]
@@ -250,7 +257,7 @@ def _run_reduce(op: Op) -> OpFunction:
 
 
 OPS: dict[Op, OpFunction] = {
-    Op.CAST: lambda a, attrs, outs, dev: upcast(a[0]).to(outs[0].torch),
+    Op.CAST: lambda a, attrs, outs, dev: _cast(a[0], outs[0]),
     Op.VAR: lambda a, attrs, outs, dev: _var(Op.VAR, a, attrs, outs),
     Op.VAR_MEAN: lambda a, attrs, outs, dev: _var(Op.VAR_MEAN, a, attrs, outs),
     Op.WELFORD: lambda a, attrs, outs, dev: _welford(a, attrs, outs),

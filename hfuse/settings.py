@@ -25,6 +25,15 @@ class Setting:
         except ValueError:
             raise HfuseError(f"{self.env}={text!r} is not a whole number ({self.help})") from None
 
+    def as_float(self) -> float:
+        from hfuse.errors import HfuseError
+
+        text = self.raw()
+        try:
+            return float(text)
+        except ValueError:
+            raise HfuseError(f"{self.env}={text!r} is not a number ({self.help})") from None
+
     def as_bool(self) -> bool:
         return self.raw().strip().lower() in ("1", "true", "yes", "on")
 
@@ -37,13 +46,25 @@ MAX_SCRIPT_CHARS = Setting("HFUSE_MAX_SCRIPT_CHARS", "200000", "longest script t
 MAX_OPS = Setting("HFUSE_MAX_OPS", "2000", "most ops (fd calls) one definition may record")
 MAX_RANK = Setting("HFUSE_MAX_RANK", "8", "highest tensor rank")
 MAX_INPUT_BYTES = Setting("HFUSE_MAX_INPUT_BYTES", str(4 << 30), "total bytes of a script's inputs")
-MAX_COMPUTED_BYTES = Setting(
-    "HFUSE_MAX_COMPUTED_BYTES", str(16 << 30), "total bytes of the tensors a fusion computes (results of its ops)"
-)
 MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
 POISON_OUTPUTS = Setting("HFUSE_POISON_OUTPUTS", "0", "fill outputs with NaN (or a sentinel) before launches")
 LINK_DB = Setting("HFUSE_LINK_DB", str(Path.home() / ".cache" / "hfuse" / "links.sqlite3"), "short-link store")
 MAX_DIAGRAM_EXPRS = Setting("HFUSE_MAX_DIAGRAM_EXPRS", "400", "most ops drawn in one diagram")
+MAX_OUTPUT_BYTES = Setting(
+    "HFUSE_MAX_OUTPUT_BYTES",
+    str(16 << 30),
+    "total bytes one run allocates: kernel outputs and intermediates, and the reference's when validating",
+)
+RUN_TIMEOUT_S = Setting(
+    "HFUSE_RUN_TIMEOUT_S", "120", "seconds one run may last in the worker (load, compile, launch, check)"
+)
+RUN_QUEUE_TIMEOUT_S = Setting(
+    "HFUSE_RUN_QUEUE_TIMEOUT_S", "300", "seconds a run waits for the runs of other sessions before giving up"
+)
+TEST_FAULTS = Setting(
+    "HFUSE_TEST_FAULTS", "0", "lets run requests carry a fault (hang, crash, exit, oom): for hfuse's tests"
+)
 
-ALL = (CACHE_DIR, MAX_SCRIPT_CHARS, MAX_OPS, MAX_RANK, MAX_INPUT_BYTES, MAX_COMPUTED_BYTES, MAX_NESTING,
-       POISON_OUTPUTS, LINK_DB, MAX_DIAGRAM_EXPRS)
+ALL = (CACHE_DIR, MAX_SCRIPT_CHARS, MAX_OPS, MAX_RANK, MAX_INPUT_BYTES, MAX_NESTING,
+       POISON_OUTPUTS, LINK_DB, MAX_DIAGRAM_EXPRS, MAX_OUTPUT_BYTES, RUN_TIMEOUT_S, RUN_QUEUE_TIMEOUT_S,
+       TEST_FAULTS)

@@ -1,15 +1,19 @@
 """Every page of the app driven by Streamlit's AppTest: examples, links, bad scripts, damaged links."""
 
+import importlib
 import re
 from pathlib import Path
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from hfuse import share
 from hfuse.examples import get_example
+from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
 PAGES = (
     "app_pages/editor.py",
     "app_pages/ir.py",
@@ -169,3 +173,104 @@ def test_run_checks_the_kernels_against_torch_on_the_interpreter():
     checks, kernels = (frame.value for frame in at.dataframe)
     assert list(checks["matches"]) == [True] * 3
     assert len(kernels) >= 1 and set(kernels["time"]) == {"-"}  # not timed in the interpreter
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    next(b for b in at.button if b.label == label).click()
+    return at.run()
+
+
+def test_the_op_builder_writes_the_definition():
+    at = open_app(f=share.encode_definition(""), v="1")
+    assert definition(at) == ""
+    at.text_input(key="builder_input_shape").input("4, 8")
+    at = click(at, "Add input tensor")
+    assert "fd.define_tensor(shape=[4, 8]" in definition(at)
+    at.selectbox(key="builder_op").set_value("exp").run()
+    at = click(at, "Add exp")
+    assert "T1 = fd.ops.exp(T0)" in definition(at) and "fd.add_output(T1)" in definition(at)
+    assert "Parsed: 1 inputs, 1 ops, 1 outputs" in at.success[0].value
+    at.selectbox(key="builder_op").set_value("sum").run()
+    at.text_input(key="builder_sum_dims").input("x")
+    at = click(at, "Add sum")
+    assert "dims='x' is not valid" in " ".join(errors(at))
+    assert "fd.ops.sum" not in definition(at)
+
+
+def test_a_fusion_too_large_to_draw_says_which_setting_to_raise(monkeypatch):
+    monkeypatch.setenv("HFUSE_MAX_DIAGRAM_EXPRS", "4")
+    st.cache_data.clear()  # diagrams of the seed drawn by earlier tests are cached
+    at = open_app(f=share.encode_definition(SEED), v="1")
+    assert not at.exception
+    assert "HFUSE_MAX_DIAGRAM_EXPRS" in " ".join(errors(at))
+    at.switch_page("app_pages/ir.py").run()
+    assert not at.exception and not graph_sources(at)
+
+
+def timed_profile(backend: str, segments: int, time_ms: float) -> FusionProfile:
+    kernels = tuple(
+        KernelProfile(
+            f"hfuse_pointwise_g{i}",
+            i,
+            "pointwise",
+            (96,),
+            4,
+            time_ms / segments,
+            12.0,
+            2_000_000,
+            2_000_000,
+            4_000_000 / (time_ms / segments) / 1e6,
+            50.0,
+        )
+        for i in range(segments)
+    )
+    return FusionProfile(
+        backend,
+        "NVIDIA H200",
+        segments,
+        kernels,
+        time_ms,
+        0.5,
+        40.0,
+        2_000_000 * segments,
+        2_000_000 * segments,
+        2000.0,
+        41.5,
+        4814.0,
+        True,
+        True,
+        0.0,
+    )
+
+
+@pytest.fixture
+def runner(monkeypatch):
+    """The app's run helpers (ui/ lives beside app.py, outside the hfuse package)."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    return importlib.import_module("ui.runner")
+
+
+def test_a_gpu_report_shows_times_bandwidth_and_torch_beside_it(runner):
+    at = open_app(f=share.encode_definition(SEED), v="1", outputs="contiguous")
+    report = runner.RunReport(
+        key=(SEED, "hfuse", "contiguous"),
+        on_gpu=True,
+        first_call_ms=900.0,
+        compile_ms=850.0,
+        profile=timed_profile("hfuse", 1, 0.018),
+        checks=(runner.OutputCheck("T7", (2, 4, 16, 32), "Float", True, 0.0, "max abs error 0"),),
+        baselines=(
+            runner.Baseline("torch eager", 3, timed_profile("eager", 1, 0.031)),
+            runner.Baseline("torch.compile", 3, timed_profile("inductor", 1, 0.037)),
+        ),
+    )
+    at.session_state["run_report"] = report
+    at.switch_page("app_pages/run.py").run()
+    assert not at.exception and not errors(at)
+    checks, kernels, beside = (frame.value for frame in at.dataframe)
+    assert list(kernels["time"]) == ["18.0 us"] and list(kernels["% of peak"]) == ["50.0 %"]
+    assert list(beside["backend"]) == ["hfuse (hfuse)", "torch eager", "torch.compile"]
+    assert list(beside["kernels"]) == [1, 3, 3]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Compile"] == "850 ms" and metrics["Bandwidth"] == "2,000.0 GB/s"
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "no bandwidth chart"

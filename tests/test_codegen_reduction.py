@@ -27,7 +27,11 @@ def _row_broadcast(b, value, shape, kept):
 
 def layer_norm(dtype, rows=6, cols=40):
     b = FusionBuilder()
-    x, w, bias = b.define_tensor([rows, cols], dtype), b.define_tensor([cols], dtype), b.define_tensor([cols], dtype)
+    x, w, bias = (
+        b.define_tensor([rows, cols], dtype),
+        b.define_tensor([cols], dtype),
+        b.define_tensor([cols], dtype),
+    )
     (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
     var, mean = b.add(Op.VAR_MEAN, [xf], {"dims": [1], "correction": 0, "keepdim": False})
     (shifted,) = b.add(Op.ADD, [var, b.define_scalar(DataType.Double, 1e-5)])
@@ -125,8 +129,9 @@ REDUCTIONS = [
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize(("op", "dtype", "shape", "attrs"), [c[1:] for c in REDUCTIONS],
-                         ids=[c[0] for c in REDUCTIONS])
+@pytest.mark.parametrize(
+    ("op", "dtype", "shape", "attrs"), [c[1:] for c in REDUCTIONS], ids=[c[0] for c in REDUCTIONS]
+)
 def test_reductions(op, dtype, shape, attrs, form):
     b = FusionBuilder()
     x = b.define_tensor(shape, dtype)
@@ -134,7 +139,13 @@ def test_reductions(op, dtype, shape, attrs, form):
     b.add_output(out)
     fusion = b.build()
     low_high = (0.5, 1.5) if op is Op.PROD else (-3, 3)
-    check(fusion, [whole_group(fusion, REDUCTION)], {x.name: low_high}, FORMS[form], reduction_size=shape[0] * 45)
+    check(
+        fusion,
+        [whole_group(fusion, REDUCTION)],
+        {x.name: low_high},
+        FORMS[form],
+        reduction_size=shape[0] * 45,
+    )
 
 
 STATISTICS = [
@@ -148,7 +159,9 @@ STATISTICS = [
 
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("dtype", [F32, BF16], ids=["float32", "bfloat16"])
-@pytest.mark.parametrize(("op", "shape", "attrs"), [c[1:] for c in STATISTICS], ids=[c[0] for c in STATISTICS])
+@pytest.mark.parametrize(
+    ("op", "shape", "attrs"), [c[1:] for c in STATISTICS], ids=[c[0] for c in STATISTICS]
+)
 def test_statistics(op, shape, attrs, dtype, form):
     b = FusionBuilder()
     x = b.define_tensor(shape, dtype)
@@ -158,7 +171,10 @@ def test_statistics(op, shape, attrs, dtype, form):
     check(fusion, [whole_group(fusion, REDUCTION)], options=FORMS[form], reduction_size=45)
 
 
-LAYOUTS = {"row_major_is_outer": ((40, 16), (16, 1), True), "column_major_is_inner": ((40, 16), (1, 40), False)}
+LAYOUTS = {
+    "row_major_is_outer": ((40, 16), (16, 1), True),
+    "column_major_is_inner": ((40, 16), (1, 40), False),
+}
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -195,7 +211,9 @@ def test_two_reduction_spaces_in_one_group_are_refused():
     b.add_output(rows)
     b.add_output(cols)
     fusion = b.build()
-    with pytest.raises(UnsupportedError, match=r"reduces \[4, 6\] over dims \[1\] and also .*split the group"):
+    with pytest.raises(
+        UnsupportedError, match=r"reduces \[4, 6\] over dims \[1\] and also .*split the group"
+    ):
         generate(whole_group(fusion, REDUCTION), fusion)
 
 

@@ -26,16 +26,17 @@ def permute_cast(shape, dims, source, target):
 
 
 CASES = [
-    ("2d_float_to_bfloat16", [40, 72], [1, 0], F32, BF16, [1, 0]),
-    ("2d_ragged_half_to_float", [70, 45], [1, 0], F16, F32, [1, 0]),
+    ("2d_float_to_bfloat16", [40, 72], [1, 0], F32, BF16, [0, 1]),
+    ("2d_ragged_half_to_float", [70, 45], [1, 0], F16, F32, [0, 1]),
     ("3d_swap_inner", [3, 20, 33], [0, 2, 1], F32, F16, [1, 2]),
-    ("3d_rotate", [5, 6, 7], [2, 0, 1], BF16, F32, [1, 2]),
-    ("int", [17, 9], [1, 0], I64, I64, [1, 0]),
+    ("3d_rotate", [5, 6, 7], [2, 0, 1], BF16, F32, [0, 2]),
+    ("int", [17, 9], [1, 0], I64, I64, [0, 1]),
 ]
 
 
-@pytest.mark.parametrize(("shape", "dims", "source", "target", "tile_dims"), [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("shape", "dims", "source", "target", "tile_dims"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_transpose_and_cast(shape, dims, source, target, tile_dims):
     fusion = permute_cast(shape, dims, source, target)
     group = whole_group(fusion, TRANSPOSE)
@@ -54,7 +55,7 @@ def test_column_major_input_into_row_major_output():
     fusion = b.build()
     group = whole_group(fusion, TRANSPOSE)
     part = generate(group, fusion, SMALL_TILES).config["parts"][0]
-    assert part["dims"] == [0, 1] and part["TILE"] == [16, 16]
+    assert part["dims"] == [0, 1] and part["TILE"] == [16, 16]  # [rows of the tile, columns of the tile]
     check(fusion, [group], options=SMALL_TILES)
 
 

@@ -14,10 +14,18 @@ TENSOR_DTYPES = [d.name for d in DataType if d not in (DataType.Index, DataType.
 FORMS = {form.op.frontend_name: form for form in edit.op_forms()}
 
 
+LAST_BUILT = "builder_last"  # (text, fusion) the builder printed last
+
+
 def _base_fusion() -> Fusion | None:
+    """The fusion of the text on screen; the builder's own last fusion while the text is what it printed
+    (a definition with inputs but no outputs yet does not parse)."""
     text = state.definition()
     if not text.strip():
         return edit.empty_fusion()
+    last = st.session_state.get(LAST_BUILT)
+    if last is not None and last[0] == text:
+        return last[1]
     try:
         return pipeline.fusion_of(text)
     except HfuseError:
@@ -25,7 +33,9 @@ def _base_fusion() -> Fusion | None:
 
 
 def _apply(fusion: Fusion) -> None:
-    state.replace_definition(str(fusion))
+    text = str(fusion)
+    st.session_state[LAST_BUILT] = (text, fusion)
+    state.replace_definition(text)
 
 
 def _add_input(fusion: Fusion) -> None:

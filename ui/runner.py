@@ -4,6 +4,7 @@ GPU the same fusion with torch eager and torch.compile beside it. One run at a t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -28,6 +29,15 @@ class OutputCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class Baseline:
+    """The same fusion run by torch: `kernels` counted by torch.profiler (torch segments hold many)."""
+
+    title: str
+    kernels: int
+    profile: FusionProfile
+
+
+@dataclass(frozen=True, slots=True)
 class RunReport:
     """What the Run page shows; `key` is the (text, strategy, outputs) it was made for."""
 
@@ -37,13 +47,23 @@ class RunReport:
     compile_ms: float  # of the first call; 0 when its kernels were cached by an earlier run
     profile: FusionProfile
     checks: tuple[OutputCheck, ...]
-    baselines: tuple[tuple[str, FusionProfile], ...]
+    baselines: tuple[Baseline, ...]
 
 
 def _reduction_size(fusion: hfuse.Fusion, output: str) -> int:
     """How many input elements at most fold into one output element (widens float tolerances)."""
     largest = max((v.numel for v in fusion.tensors() if v.name in fusion.inputs), default=1)
     return max(largest // max(fusion.value(output).numel, 1), 1)
+
+
+def _cuda_kernels(run: Callable[[], object]) -> int:
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as recorded:
+        run()
+        torch.cuda.synchronize()
+    names = [e.name.lower() for e in recorded.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    return sum(1 for name in names if "memcpy" not in name and "memset" not in name)
 
 
 def _cloned(inputs: list) -> list:
@@ -81,8 +101,11 @@ def run_definition(text: str, strategy: str, outputs: str) -> RunReport:
     if on_gpu:
         for backend, title in BASELINES.items():
             execute(fusion, script.inputs, backend=backend, profile=False)  # compile outside the timing
+            kernels = _cuda_kernels(
+                lambda b=backend: execute(fusion, script.inputs, backend=b, profile=False)
+            )
             _, baseline, _ = execute(fusion, script.inputs, backend=backend, profile=True)
-            baselines.append((title, baseline))
+            baselines.append(Baseline(title, kernels, baseline))
     return RunReport(
         (text, strategy, outputs), on_gpu, first_call_ms, compile_ms, profile, tuple(checks), tuple(baselines)
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from hfuse.errors import HfuseError
@@ -40,8 +42,16 @@ def show_error(err: HfuseError, text: str) -> None:
     st.code("\n".join(shown), language=None)
 
 
-def diagram(dot_source: str, file_stem: str, key: str) -> None:
-    """A graphviz chart, then buttons to download its DOT source (and SVG where `dot` exists)."""
+def diagram(make_dot: Callable[[], str], file_stem: str, key: str) -> None:
+    """A graphviz chart, then buttons to download its DOT source (and SVG where `dot` exists).
+
+    `make_dot` may raise HfuseError (a fusion too large to draw, a stage that failed): shown in place.
+    """
+    try:
+        dot_source = make_dot()
+    except HfuseError as err:
+        show_error(err, state.definition())
+        return
     st.graphviz_chart(dot_source, width="stretch")
     columns = st.columns(2)
     columns[0].download_button(

@@ -36,7 +36,8 @@ def generate(group: Group, fusion: Fusion, options: Options | None = None) -> Ke
     options = options or Options()
     if not group.kind.launches_kernel:
         raise UnsupportedError(
-            f"group {group.id} is a {group.kind.value} group: it launches no kernel, so it has no Triton source"
+            f"group {group.id} is a {group.kind.value} group: it launches no kernel, "
+            "so it has no Triton source"
         )
     parts = _parts(group, fusion, options)
     inputs, outputs = _arguments(group, fusion)

@@ -64,8 +64,15 @@ def convert(expr: str, source: DataType, target: DataType) -> str:
         return expr if source is DataType.Bool else f"({expr} != 0)"
     to = compute_type(target)
     if target.is_reduced_float:
-        return f"{expr}.to({storage_type(target)}).to({to})"
+        return f"{round_down(expr, target)}.to({to})"
     return expr if compute_type(source) == to else f"{expr}.to({to})"
+
+
+def round_down(expr: str, target: DataType) -> str:
+    """A value of a reduced float type, from its fp32 compute value (rounded to nearest even)."""
+    if target is DataType.BFloat16:
+        return f"_to_bfloat16({expr})"
+    return f"{expr}.to({storage_type(target)})"
 
 
 def promote(dtypes: Sequence[DataType]) -> DataType:
@@ -96,10 +103,6 @@ class Types:
     @property
     def is_float(self) -> bool:
         return self.operands[0].is_float if self.operands else self.out.is_float
-
-    @property
-    def is_int(self) -> bool:
-        return self.operands[0].is_int if self.operands else self.out.is_int
 
     @property
     def is_bool(self) -> bool:

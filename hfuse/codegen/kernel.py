@@ -86,8 +86,9 @@ def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]
         *_indent(_kernel_body(parts), 1),
     ]
     kernel_text = "\n".join(kernel)
-    described = "\n".join(f"  {v.describe()}, strides {list(v.strides)}" if v.is_tensor else f"  {v.describe()}"
-                          for v in args)
+    described = "\n".join(
+        f"  {v.describe()}, strides {list(v.strides)}" if v.is_tensor else f"  {v.describe()}" for v in args
+    )
     checks = [
         f"    _expect({v.name}, {v.name!r}, {tuple(v.shape)!r}, {tuple(v.strides)!r}, {_torch_dtype(v)})"
         for v in args
@@ -138,7 +139,7 @@ def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]
     return source, programs, num_warps
 
 
-_EXPECT = '''def _expect(tensor, name, shape, strides, dtype):
+_EXPECT = """def _expect(tensor, name, shape, strides, dtype):
     if (
         tensor.dtype != dtype
         or tuple(tensor.shape) != shape
@@ -148,4 +149,4 @@ _EXPECT = '''def _expect(tensor, name, shape, strides, dtype):
             f"{name}: the kernel was generated for {dtype} {list(shape)} with strides {list(strides)}, "
             f"got {tensor.dtype} {list(tensor.shape)} with strides {list(tensor.stride())}; "
             "generate the kernel again for these inputs"
-        )'''
+        )"""

@@ -23,7 +23,16 @@ from hfuse.codegen.emit import (
     literal,
     power_by_constant,
     promote,
-    storage_type,
+    round_down,
+)
+from hfuse.codegen.indexing import (
+    broadcast_dims,
+    delinearize,
+    is_literal,
+    is_plain,
+    linearize,
+    reshape_runs,
+    term,
 )
 from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError, KernelError, UnsupportedError
@@ -40,9 +49,6 @@ class Index:
     def with_dims(self, dims: Sequence[str]) -> Index:
         return Index(tuple(dims), self.mask)
 
-    def and_mask(self, *atoms: str) -> Index:
-        return Index(self.dims, self.mask | frozenset(atoms))
-
 
 class Reducer(Protocol):
     def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]: ...
@@ -56,69 +62,6 @@ def describe(expr: Expr) -> str:
     """An expr as the fusion-definition call that made it, for comments."""
     args = list(expr.inputs) + [f"{k}={v!r}" for k, v in expr.attrs]
     return f"{', '.join(expr.outputs)} = fd.ops.{expr.op.frontend_name}({', '.join(args)})"
-
-
-def _is_literal(text: str) -> bool:
-    return text.lstrip("-").replace(".", "", 1).isdigit()
-
-
-def _term(text: str) -> str:
-    return f"({text})" if text.startswith("-") or " " in text else text
-
-
-def delinearize(linear: str, extents: Sequence[int]) -> list[str]:
-    """Row-major positions over `extents` of a linear position, without `// 1` or `% n` that cannot matter."""
-    parts, inner = [], 1
-    for k in range(len(extents) - 1, -1, -1):
-        if extents[k] == 1:
-            parts.append("0")
-        else:
-            text = linear if inner == 1 else f"{_term(linear)} // {inner}"
-            if any(e != 1 for e in extents[:k]):
-                text = f"{_term(text)} % {extents[k]}"
-            parts.append(text)
-        inner *= extents[k]
-    return parts[::-1]
-
-
-def linearize(dims: Sequence[str], extents: Sequence[int]) -> str:
-    terms, inner = [], 1
-    for k in range(len(extents) - 1, -1, -1):
-        if extents[k] != 1 and dims[k] != "0":
-            terms.append(dims[k] if inner == 1 else f"{_term(dims[k])} * {inner}")
-        inner *= extents[k]
-    return " + ".join(reversed(terms)) or "0"
-
-
-def reshape_runs(in_shape: Sequence[int], out_shape: Sequence[int]) -> list[tuple[list[int], list[int]]]:
-    """The shortest runs of input and output dims with equal products, in order."""
-    runs: list[tuple[list[int], list[int]]] = []
-    i = j = 0
-    while i < len(in_shape) or j < len(out_shape):
-        run_in, run_out, p_in, p_out = [], [], 1, 1
-        if i < len(in_shape):
-            run_in.append(i)
-            p_in, i = in_shape[i], i + 1
-        if j < len(out_shape):
-            run_out.append(j)
-            p_out, j = out_shape[j], j + 1
-        while p_in != p_out:
-            if p_in < p_out and i < len(in_shape):
-                run_in.append(i)
-                p_in, i = p_in * in_shape[i], i + 1
-            elif j < len(out_shape):
-                run_out.append(j)
-                p_out, j = p_out * out_shape[j], j + 1
-            else:
-                raise KernelError(f"reshape from {list(in_shape)} to {list(out_shape)} changes the element count")
-        runs.append((run_in, run_out))
-    return runs
-
-
-def broadcast_dims(dims: Sequence[str], out_shape: Sequence[int], in_shape: Sequence[int]) -> tuple[str, ...]:
-    """The index of an operand broadcast (right-aligned, numpy rules) to `out_shape`."""
-    offset = len(out_shape) - len(in_shape)
-    return tuple("0" if in_shape[k] == 1 else dims[k + offset] for k in range(len(in_shape)))
 
 
 class Lowering:
@@ -172,7 +115,7 @@ class Lowering:
         for dim, extent, stride in zip(dims, value.shape, value.strides, strict=True):
             if extent == 1 or stride == 0 or dim == "0":
                 continue
-            terms.append(_term(dim) if stride == 1 else f"{_term(dim)} * {stride}")
+            terms.append(term(dim) if stride == 1 else f"{term(dim)} * {stride}")
         return " + ".join(terms) or "0"
 
     def store(self, name: str, index: Index, spread: str | None = None) -> None:
@@ -181,7 +124,7 @@ class Lowering:
         value = self.values[name]
         text = self.value(name, index)
         if value.dtype.is_reduced_float:
-            text = f"{text}.to({storage_type(value.dtype)})"
+            text = round_down(text, value.dtype)
         offset = self.offset(value, index.dims)
         if spread is not None and not self.body.deps_of(offset):
             offset = f"{spread} * 0" if offset == "0" else f"{offset} + {spread} * 0"
@@ -228,20 +171,25 @@ class Lowering:
                 return {name: self._cast(expr, index)}
             if family in REDUCING:
                 if self.reducer is None:
-                    raise UnsupportedError("a reduction can only be generated in a reduction or normalization kernel")
+                    raise UnsupportedError(
+                        "a reduction can only be generated in a reduction or normalization kernel"
+                    )
                 return self.reducer.reduce(self, expr, index)
             handler = _HANDLERS.get(expr.op)
             if handler is None:
                 raise UnsupportedError(
-                    f"fd.ops.{expr.op.frontend_name} is not generated as Triton; it must run in a torch segment"
+                    f"fd.ops.{expr.op.frontend_name} is not generated as Triton; "
+                    "it must run in a torch segment"
                 )
             return {name: handler(self, expr, index)}
-        except HfuseError as err:
-            if getattr(err, "hfuse_expr", None) is not None:
+        except (UnsupportedError, KernelError) as err:
+            if getattr(err, "hfuse_expr", None) is not None:  # already names the innermost expr
                 raise
             wrapped = type(err)(f"generating `{describe(expr)}`: {err}")
             wrapped.hfuse_expr = expr  # type: ignore[attr-defined]
             raise wrapped from err
+        except HfuseError:
+            raise
         except Exception as err:  # an emitter bug: say which expr it was generating
             wrapped = KernelError(f"generating `{describe(expr)}` failed: {type(err).__name__}: {err}")
             wrapped.hfuse_expr = expr  # type: ignore[attr-defined]
@@ -310,7 +258,7 @@ class Lowering:
     # ---- views -----------------------------------------------------------------------------
     def _through(self, expr: Expr, index: Index, dims: Sequence[str]) -> str:
         self._view_comment(expr, index)
-        named = [d if _is_plain(d) else self.assign(d, "ix") for d in dims]
+        named = [d if is_plain(d) else self.assign(d, "ix") for d in dims]
         return self.value(expr.inputs[0], index.with_dims(named))
 
     def _broadcast_in_dim(self, expr: Expr, index: Index) -> str:
@@ -323,7 +271,9 @@ class Lowering:
     def _broadcast(self, expr: Expr, index: Index) -> str:
         source = self._input(expr, 0)
         kept = [d for d, new in zip(index.dims, expr.attr("is_broadcast_dim"), strict=True) if not new]
-        return self._through(expr, index, ["0" if source.shape[k] == 1 else kept[k] for k in range(source.rank)])
+        return self._through(
+            expr, index, ["0" if source.shape[k] == 1 else kept[k] for k in range(source.rank)]
+        )
 
     def _expand(self, expr: Expr, index: Index) -> str:
         source, out = self._input(expr, 0), self._out(expr)
@@ -342,7 +292,9 @@ class Lowering:
     def _squeeze(self, expr: Expr, index: Index) -> str:
         source, squeezed = self._input(expr, 0), set(expr.attr("dims"))
         remaining = iter(index.dims)
-        return self._through(expr, index, ["0" if k in squeezed else next(remaining) for k in range(source.rank)])
+        return self._through(
+            expr, index, ["0" if k in squeezed else next(remaining) for k in range(source.rank)]
+        )
 
     def _reshape(self, expr: Expr, index: Index) -> str:
         source, out = self._input(expr, 0), self._out(expr)
@@ -353,7 +305,7 @@ class Lowering:
                 dims[run_in[0]] = index.dims[run_out[0]]
                 continue
             linear = linearize([index.dims[k] for k in run_out], [out.shape[k] for k in run_out])
-            if not _is_plain(linear):
+            if not is_plain(linear):
                 linear = self.assign(linear, "ix")
             for k, text in zip(run_in, delinearize(linear, [source.shape[k] for k in run_in]), strict=True):
                 dims[k] = text
@@ -365,7 +317,7 @@ class Lowering:
             if dim == "0":
                 dims.append(str(start))
                 continue
-            scaled = dim if step == 1 else f"{_term(dim)} * {step}"
+            scaled = dim if step == 1 else f"{term(dim)} * {step}"
             dims.append(scaled if start == 0 else f"{scaled} + {start}")
         return self._through(expr, index, dims)
 
@@ -378,7 +330,7 @@ class Lowering:
             left, right = widths[2 * pair], widths[2 * pair + 1]
             if left == 0 and right == 0:
                 continue
-            shifted = index.dims[k] if left == 0 else self.assign(f"{_term(index.dims[k])} - {left}", "ix")
+            shifted = index.dims[k] if left == 0 else self.assign(f"{term(index.dims[k])} - {left}", "ix")
             dims[k] = shifted
             inside.append(self.assign(f"({shifted} >= 0) & ({shifted} < {source.shape[k]})", "inside"))
         self._view_comment(expr, index)
@@ -404,9 +356,11 @@ class Lowering:
         text = None
         for n, (name, start, extent) in enumerate(reversed(pieces)):
             dims = list(index.dims)
-            dims[axis] = position if start == 0 else self.assign(f"{_term(position)} - {start}", "ix")
+            dims[axis] = position if start == 0 else self.assign(f"{term(position)} - {start}", "ix")
             first, last = n == len(pieces) - 1, n == 0
-            bounds = [f"({position} >= {start})"] * (not first) + [f"({position} < {start + extent})"] * (not last)
+            bounds = [f"({position} >= {start})"] * (not first) + [f"({position} < {start + extent})"] * (
+                not last
+            )
             inside = self.assign(" & ".join(bounds), "inside") if bounds else None
             mask = index.mask | ({inside} if inside else set())
             piece = self.value(name, Index(tuple(dims), frozenset(mask)))
@@ -426,14 +380,14 @@ class Lowering:
         start = self.value(expr.inputs[0], index) if len(expr.inputs) > 0 else "0"
         step = self.value(expr.inputs[1], index) if len(expr.inputs) > 1 else "1"
         position = index.dims[0]
-        if not _is_literal(position):
+        if not is_literal(position):
             position = f"{position}.to({compute_type(out.dtype)})"
         return self.assign(f"{start} + {position} * {step}", out.name.lower(), describe(expr))
 
     def _triu(self, expr: Expr, index: Index) -> str:
         row, col = index.dims[-2], index.dims[-1]
         value = self.value(expr.inputs[0], index)
-        keep = self.assign(f"{_term(col)} - {_term(row)} >= {expr.attr('diagonal')}", "keep")
+        keep = self.assign(f"{term(col)} - {term(row)} >= {expr.attr('diagonal')}", "keep")
         return self.assign(f"tl.where({keep}, {value}, 0)", self._out(expr).name.lower(), describe(expr))
 
     def _loaded_position(self, name: str, index: Index) -> str:
@@ -462,10 +416,6 @@ class Lowering:
         dims = ["0" if source.shape[k] == 1 else index.dims[k] for k in range(source.rank)]
         dims[axis] = loaded
         return self._through(expr, index, dims)
-
-
-def _is_plain(text: str) -> bool:
-    return text.replace("_", "").isalnum() or _is_literal(text)
 
 
 def _python_cast(value: bool | int | float, dtype: DataType) -> bool | int | float:

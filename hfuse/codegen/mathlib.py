@@ -81,7 +81,8 @@ def _atan(x):
     base = tl.where(big, 1.5707963267948966, tl.where(mid, 0.7853981633974483, 0.0))
     t = tl.where(big, -1.0 / ax, tl.where(mid, (ax - 1.0) / (ax + 1.0), ax))
     z = t * t
-    p = (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1) * z * t + t
+    p = ((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1
+    p = p * z * t + t
     r = base + p
     return tl.where(x < 0, -r, r)
 """,
@@ -256,6 +257,24 @@ def _multiply(a, b):
     ),
 }
 
+# Written out whole (not through _HELPERS): the definition depends on where the kernel runs.
+_TO_BFLOAT16 = """
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+    # The interpreter's fp32 -> bf16 cast truncates: round to nearest even by hand, then the cast is exact.
+    @triton.jit
+    def _to_bfloat16(x):
+        bits = x.to(tl.uint32, bitcast=True)
+        rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).to(tl.float32, bitcast=True)
+        return tl.where(x != x, x, rounded).to(tl.bfloat16)
+
+else:
+
+    @triton.jit
+    def _to_bfloat16(x):
+        return x.to(tl.bfloat16)
+"""
+
 _CALL = re.compile(r"\b(_[a-z0-9_]+)\b")
 
 
@@ -269,4 +288,5 @@ def helpers_for(kernel_text: str) -> str:
             continue
         wanted.append(name)
         pending.extend(_HELPERS[name][1])
-    return "".join(f"\n\n@triton.jit{_HELPERS[name][0]}" for name in sorted(wanted))
+    text = "".join(f"\n\n@triton.jit{_HELPERS[name][0]}" for name in sorted(wanted))
+    return text + (_TO_BFLOAT16 if "_to_bfloat16(" in kernel_text else "")

@@ -10,8 +10,9 @@ import math
 from collections.abc import Sequence
 
 from hfuse.codegen.code import Body
+from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
-from hfuse.codegen.lower import Index, Lowering, delinearize
+from hfuse.codegen.lower import Index, Lowering
 from hfuse.codegen.options import Options
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Fusion
@@ -36,7 +37,9 @@ def memory_order(strides: Sequence[int], shape: Sequence[int]) -> list[int]:
     return sorted(range(len(shape)), key=lambda k: (-abs(strides[k]) if shape[k] != 1 else 0, k))
 
 
-def flat_part(group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str], options: Options) -> Part:
+def flat_part(
+    group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str], options: Options
+) -> Part:
     values = [fusion.value(n) for n in names]
     numel = math.prod(shape)
     itemsize = min(v.dtype.itemsize for v in values)
@@ -47,7 +50,11 @@ def flat_part(group: Group, fusion: Fusion, shape: tuple[int, ...], names: Seque
     body = Body()
     body.reserve("prog", "pid")
     offs = body.define("offs", f"prog * {block} + tl.arange(0, {block})", frozenset({"flat"}))
-    mask = frozenset({body.define("mask", f"offs < {numel}", frozenset({"flat"}))}) if numel % block else frozenset()
+    mask = (
+        frozenset({body.define("mask", f"offs < {numel}", frozenset({"flat"}))})
+        if numel % block
+        else frozenset()
+    )
     order = memory_order(values[0].strides, shape)
     dims = ["0"] * len(shape)
     for k, text in zip(order, delinearize(offs, [shape[k] for k in order]), strict=True):

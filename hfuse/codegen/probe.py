@@ -35,7 +35,8 @@ def load_axes(
     """For each tensor loaded while computing `names` over `shape`: the axis its innermost dim follows."""
     body = Body()
     dims = tuple(
-        body.define(f"p{k}", "0", frozenset({f"axis{k}"})) if extent != 1 else "0" for k, extent in enumerate(shape)
+        body.define(f"p{k}", "0", frozenset({f"axis{k}"})) if extent != 1 else "0"
+        for k, extent in enumerate(shape)
     )
     lowering = Lowering(fusion, exprs, loads, body, reducer=_Opaque())
     for name in names:

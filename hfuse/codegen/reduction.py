@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 from hfuse.codegen.code import Body, Scope
 from hfuse.codegen.emit import compute_type, convert
+from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
-from hfuse.codegen.lower import REDUCING, Index, Lowering, delinearize, describe
+from hfuse.codegen.lower import REDUCING, Index, Lowering, describe
 from hfuse.codegen.options import Options
 from hfuse.codegen.probe import load_axes
 from hfuse.dtypes import DataType
@@ -94,8 +95,16 @@ def choose_layout(rows: int, cols: int, outer: bool, options: Options) -> Layout
 class RowReducer:
     """Lowers the reductions of one group for the program's tile of rows."""
 
-    def __init__(self, body: Body, shape: tuple[int, ...], dims: tuple[int, ...], layout: Layout,
-                 row_positions: dict[int, str], row_mask: frozenset[str], wide: bool) -> None:
+    def __init__(
+        self,
+        body: Body,
+        shape: tuple[int, ...],
+        dims: tuple[int, ...],
+        layout: Layout,
+        row_positions: dict[int, str],
+        row_mask: frozenset[str],
+        wide: bool,
+    ) -> None:
         self.body, self.shape, self.dims, self.layout = body, shape, dims, layout
         self.row_positions, self.row_mask, self.wide = row_positions, row_mask, wide
         self.count = math.prod(shape[d] for d in dims)
@@ -121,12 +130,18 @@ class RowReducer:
         self.column_axes.add(axis)
         base = f"tl.arange(0, {self.layout.cols})[None, :]"
         text = base if start is None else f"{start} + {base}"
-        cols = self.body.define(self.body.fresh("cols"), f"({text}).to(tl.int64)" if self.wide else text,
-                                frozenset({axis}), scope)
+        cols = self.body.define(
+            self.body.fresh("cols"), f"({text}).to(tl.int64)" if self.wide else text, frozenset({axis}), scope
+        )
         mask = frozenset()
         if self.count % self.layout.cols:
-            mask = frozenset({self.body.define(self.body.fresh("cmask"), f"{cols} < {self.count}",
-                                               frozenset({axis}), scope)})
+            mask = frozenset(
+                {
+                    self.body.define(
+                        self.body.fresh("cmask"), f"{cols} < {self.count}", frozenset({axis}), scope
+                    )
+                }
+            )
         positions = {}
         for d, text in zip(self.dims, delinearize(cols, [self.shape[d] for d in self.dims]), strict=True):
             positions[d] = self.body.assign(text, f"c{d}")
@@ -134,7 +149,9 @@ class RowReducer:
 
     def full_index(self, columns: Columns, rows: dict[int, str] | None = None) -> Index:
         rows = rows or self.row_positions
-        dims = tuple(columns.positions[d] if d in columns.positions else rows[d] for d in range(len(self.shape)))
+        dims = tuple(
+            columns.positions[d] if d in columns.positions else rows[d] for d in range(len(self.shape))
+        )
         return Index(dims, self.row_mask | columns.mask)
 
     # ---- the Reducer protocol ---------------------------------------------------------------
@@ -156,10 +173,14 @@ class RowReducer:
         hint = out.name.lower()
         if expr.op.family is Op.SUM.family:
             acc = _accumulator(expr.op, source.dtype, out.dtype)
-            total = self._accumulate(lowering, expr.op, element, rows, source.dtype, acc, describe(expr), hint)
+            total = self._accumulate(
+                lowering, expr.op, element, rows, source.dtype, acc, describe(expr), hint
+            )
             return {out.name: lowering.assign(convert(total, acc, out.dtype), hint)}
         stats = DataType.Double if source.dtype is DataType.Double else DataType.Float
-        total = self._accumulate(lowering, Op.SUM, element, rows, source.dtype, stats, describe(expr), "total")
+        total = self._accumulate(
+            lowering, Op.SUM, element, rows, source.dtype, stats, describe(expr), "total"
+        )
         mean = lowering.assign(f"{total} / {float(self.count)}", "mean")
 
         def squared(full: Index) -> str:
@@ -173,8 +194,17 @@ class RowReducer:
         var = lowering.assign(f"{m2} / {float(denominator)}", "var")
         return dict(zip(expr.outputs, (var, mean), strict=False))
 
-    def _accumulate(self, lowering: Lowering, op: Op, element: Callable[[Index], str], rows: dict[int, str],
-                    source: DataType, acc: DataType, comment: str | None, hint: str) -> str:
+    def _accumulate(
+        self,
+        lowering: Lowering,
+        op: Op,
+        element: Callable[[Index], str],
+        rows: dict[int, str],
+        source: DataType,
+        acc: DataType,
+        comment: str | None,
+        hint: str,
+    ) -> str:
         layout, body = self.layout, self.body
         acc_type = compute_type(acc)
         neutral = _neutral(op, acc)
@@ -189,8 +219,12 @@ class RowReducer:
             value = lowering.assign(value, f"{hint}_in")
             if layout.persistent:
                 return lowering.assign(f"{_REDUCE[op].format(value)}[:, None]", hint, comment)
-            total = body.define(body.fresh(f"{hint}_acc"), f"tl.full([{layout.rows}, {layout.cols}], "
-                                f"{neutral}, {acc_type})", frozenset(), body.top)
+            total = body.define(
+                body.fresh(f"{hint}_acc"),
+                f"tl.full([{layout.rows}, {layout.cols}], {neutral}, {acc_type})",
+                frozenset(),
+                body.top,
+            )
             body.statement(f"{total} = {_COMBINE[op].format(total, value)}", columns.scope)
         return lowering.assign(f"{_REDUCE[op].format(total)}[:, None]", hint, comment)
 
@@ -243,8 +277,9 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
             row_outputs.append(name)
         else:
             raise UnsupportedError(
-                f"group {group.id} reduces {list(shape)} over dims {list(dims)}, but writes {value.describe()}, "
-                "which is neither that shape nor one value per row; write it from another kernel"
+                f"group {group.id} reduces {list(shape)} over dims {list(dims)}, "
+                f"but writes {value.describe()}, which is neither that shape nor one value per row; "
+                "write it from another kernel"
             )
     rows, cols = math.prod(row_shape), math.prod(shape[d] for d in dims)
     layout = choose_layout(rows, cols, _is_outer(group, fusion, shape, dims), options)
@@ -283,7 +318,13 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
             lines=tuple(body.text()),
             num_warps=_warps(layout.rows * layout.cols),
             wide_index=wide,
-            config={"ROWS": layout.rows, "COLS": layout.cols, "persistent": layout.persistent,
-                    "outer": layout.outer, "rows": rows, "cols": cols},
+            config={
+                "ROWS": layout.rows,
+                "COLS": layout.cols,
+                "persistent": layout.persistent,
+                "outer": layout.outer,
+                "rows": rows,
+                "cols": cols,
+            },
         )
     ]

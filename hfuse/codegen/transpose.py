@@ -13,8 +13,9 @@ import math
 from collections.abc import Sequence
 
 from hfuse.codegen.code import Body
+from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
-from hfuse.codegen.lower import Index, Lowering, delinearize
+from hfuse.codegen.lower import Index, Lowering
 from hfuse.codegen.options import Options
 from hfuse.codegen.pointwise import flat_part, output_spaces
 from hfuse.codegen.probe import innermost_dim, load_axes
@@ -22,7 +23,9 @@ from hfuse.ir import Fusion
 from hfuse.segment.model import Group
 
 
-def tile_axes(group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str]) -> tuple[int, int] | None:
+def tile_axes(
+    group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str]
+) -> tuple[int, int] | None:
     """(output's contiguous axis, the axis an input is contiguous along), or None when they agree."""
     a = innermost_dim(fusion.value(names[0]))
     if a is None:
@@ -37,7 +40,12 @@ def tile_axes(group: Group, fusion: Fusion, shape: tuple[int, ...], names: Seque
 
 
 def tiled_part(
-    group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str], axes: tuple[int, int], options: Options
+    group: Group,
+    fusion: Fusion,
+    shape: tuple[int, ...],
+    names: Sequence[str],
+    axes: tuple[int, int],
+    options: Options,
 ) -> Part:
     a, b = axes
     tile_a = min(options.transpose_tile, next_power_of_2(shape[a]))
@@ -53,8 +61,12 @@ def tiled_part(
     rest, bt, at = delinearize("prog", [math.prod(shape[k] for k in others), count_b, count_a])
     at, bt, rest = body.assign(at, "tile_a"), body.assign(bt, "tile_b"), body.assign(rest, "rest")
     dims = ["0"] * len(shape)
-    dims[a] = body.define(f"d{a}", f"{at} * {tile_a} + tl.arange(0, {tile_a})[None, :]", frozenset({"axis_a"}))
-    dims[b] = body.define(f"d{b}", f"{bt} * {tile_b} + tl.arange(0, {tile_b})[:, None]", frozenset({"axis_b"}))
+    for axis, tile_id, tile, tag, expand in (
+        (a, at, tile_a, "axis_a", "[None, :]"),
+        (b, bt, tile_b, "axis_b", "[:, None]"),
+    ):
+        start = "" if tile_id == "0" else f"{tile_id} * {tile} + "
+        dims[axis] = body.define(f"d{axis}", f"{start}tl.arange(0, {tile}){expand}", frozenset({tag}))
     for k, text in zip(others, delinearize(rest, [shape[k] for k in others]), strict=True):
         dims[k] = body.assign(text, f"d{k}")
     mask = set()

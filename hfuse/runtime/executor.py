@@ -24,6 +24,7 @@ from hfuse.reference import evaluate
 from hfuse.runtime import BACKENDS, inductor
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
 from hfuse.runtime.kernel_cache import load_kernel
+from hfuse.runtime.memory import check_run_memory, out_of_memory_error, run_bytes
 from hfuse.runtime.profile import build_profile
 from hfuse.runtime.profile_model import FusionProfile
 from hfuse.runtime.timing import wall_ms
@@ -32,6 +33,7 @@ from hfuse.segment.model import Group, SchedulerKind
 
 Env = dict[str, Any]  # value name -> tensor or Python scalar
 Rerun = Callable[[], object]  # the segment's device work again, with the same arguments (for timing)
+Progress = Callable[[str], None]  # told each step of a run before it starts
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +71,19 @@ def execute(
     backend: str = "hfuse",
     alias_outputs: bool = True,
     profile: bool = False,
+    progress: Progress | None = None,
 ) -> tuple[list[torch.Tensor], FusionProfile | None, Compiled]:
     """Run `fusion` on `inputs` (in the order the inputs were defined) and return its outputs, the
-    profile when `profile=True`, and the compiled stages."""
+    profile when `profile=True`, and the compiled stages. `progress` is told each step before it starts
+    ("compiling ...", "launching kernel ..."), so that a run stopped from outside can say where it was."""
+    tell = progress or _silent
     start = time.perf_counter()
     key = (fusion, backend, alias_outputs, _signature(inputs))
     with _PLANS_LOCK:
         plan = _PLANS.get(key)
     cache_hit = plan is not None
     if plan is None:
+        tell(f"compiling the fusion (backend {backend})")
         plan = _prepare(fusion, inputs, backend, alias_outputs)
         with _PLANS_LOCK:
             _PLANS[key] = plan
@@ -85,18 +91,42 @@ def execute(
                 del _PLANS[next(iter(_PLANS))]
     with GPU_LOCK:
         validating = not plan.validated
-        env, reruns = _run_segments(plan, inputs, poison=validating or settings.POISON_OUTPUTS.as_bool())
-        results = [env[out.name] for out in plan.compiled.scheduled.outputs]
-        if validating:
-            plan.max_abs_error = validate_outputs(plan.compiled, inputs, results)
-            plan.validated = True
+        needed = run_bytes(plan.compiled, validating=validating)
+        check_run_memory(needed, f"this run of the fusion (backend {backend})")
+        try:
+            results, reruns = _launch_and_validate(plan, inputs, validating, tell)
+        except torch.cuda.OutOfMemoryError as err:
+            out_of_memory = (str(err) or type(err).__name__).splitlines()[0]
+        else:
+            out_of_memory = None
+        if out_of_memory is not None:  # raised here, where the failed run's tensors are released
+            raise out_of_memory_error(out_of_memory, needed, f"this run of the fusion (backend {backend})")
         _write_in_place_outputs(plan.compiled.scheduled, inputs, results)
         host_ms = (time.perf_counter() - start) * 1e3
+        if profile:
+            tell("timing the kernels")
         report = build_profile(plan, reruns, host_ms, cache_hit, backend) if profile else None
     returned = [
         r for r, out in zip(results, plan.compiled.scheduled.outputs, strict=True) if not out.alias_input
     ]
     return returned, report, plan.compiled
+
+
+def _launch_and_validate(
+    plan: Plan, inputs: Sequence[Any], validating: bool, tell: Progress
+) -> tuple[list[torch.Tensor], list[Rerun | None]]:
+    poison = validating or settings.POISON_OUTPUTS.as_bool()
+    env, reruns = _run_segments(plan, inputs, poison=poison, tell=tell)
+    results = [env[out.name] for out in plan.compiled.scheduled.outputs]
+    if validating:
+        tell("checking the outputs against the torch reference")
+        plan.max_abs_error = validate_outputs(plan.compiled, inputs, results)
+        plan.validated = True
+    return results, reruns
+
+
+def _silent(step: str) -> None:
+    """The progress of a call that nobody follows."""
 
 
 def clear_cache() -> None:
@@ -277,13 +307,16 @@ def _poison_value(dtype: DataType) -> float | int | bool:
     return torch.iinfo(dtype.torch).max
 
 
-def _run_segments(plan: Plan, inputs: Sequence[Any], *, poison: bool) -> tuple[Env, list[Rerun | None]]:
+def _run_segments(
+    plan: Plan, inputs: Sequence[Any], *, poison: bool, tell: Progress
+) -> tuple[Env, list[Rerun | None]]:
     fusion = plan.compiled.scheduled
     env: Env = dict(zip(fusion.inputs, inputs, strict=True))
     env.update((v.name, v.const) for v in fusion.values if v.is_scalar and v.const is not None)
     reruns = []
     for segment in plan.segments:
         first_launch = segment.group.id not in plan.first_launch_ms and segment.group.kind.launches_kernel
+        tell(_step(segment, first_launch))
         if first_launch and has_cuda():
             # The first launch of a Triton kernel JIT-compiles it: its time is compile time.
             rerun, plan.first_launch_ms[segment.group.id] = wall_ms(partial(segment.run, env, poison))
@@ -292,6 +325,14 @@ def _run_segments(plan: Plan, inputs: Sequence[Any], *, poison: bool) -> tuple[E
             plan.first_launch_ms.setdefault(segment.group.id, 0.0)
         reruns.append(rerun)
     return env, reruns
+
+
+def _step(segment: Segment, first_launch: bool) -> str:
+    group = segment.group
+    if not group.kind.launches_kernel:
+        return f"running segment {group.id} ({group.kind.value})"
+    verb = "compiling and launching" if first_launch else "launching"
+    return f"{verb} kernel {segment.kernel_name} (segment {group.id})"
 
 
 def _write_in_place_outputs(fusion: Fusion, inputs: Sequence[Any], results: list[torch.Tensor]) -> None:

@@ -1,19 +1,23 @@
 """Generated Triton modules: written once to HFUSE_CACHE_DIR/<sha256>.py, imported once per process.
 
 `@triton.jit` needs its source in a real file (it reads it with `inspect`), so generated source is
-never exec'd: it is written to a file named by its hash and imported from there.
+never exec'd: it is written to a file named by its hash and imported from there. A file is written to
+a temporary name and renamed into place, so a writer killed mid-write leaves only a temporary file that
+is never read. A cached file whose content no longer hashes to its name (truncated, edited) is
+rewritten from the generated source, and the import itself checks the bytes it compiles.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
 import tempfile
 import threading
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 
 from hfuse import settings
 from hfuse.codegen.model import KernelSource
@@ -22,6 +26,7 @@ from hfuse.runtime.device import use_interpreter_without_cuda
 
 _LOADED: dict[str, ModuleType] = {}
 _LOCK = threading.Lock()
+MODULE_PREFIX = "hfuse_kernel_"
 
 
 def source_hash(source: str) -> str:
@@ -34,48 +39,78 @@ def load_kernel(kernel: KernelSource) -> ModuleType:
     with _LOCK:
         module = _LOADED.get(digest)
         if module is None:
-            module = _import(kernel, _write(kernel, digest), digest)
+            module = _import(kernel, _cached_file(kernel, digest), digest)
             _LOADED[digest] = module
     return module
 
 
-def _write(kernel: KernelSource, digest: str) -> Path:
+def _cached_file(kernel: KernelSource, digest: str) -> Path:
+    """HFUSE_CACHE_DIR/<digest>.py holding exactly the kernel's source: written when missing or damaged."""
     folder = settings.CACHE_DIR.as_path()
     path = folder / f"{digest}.py"
-    if path.exists():
+    if _file_hash(path) == digest:
         return path
+    tmp_name = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        # Write then rename: another process importing the same hash never sees a half-written file.
-        tmp = tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False, encoding="utf-8")
-        with tmp:
-            tmp.write(kernel.source)
-        os.replace(tmp.name, path)
+        with tempfile.NamedTemporaryFile(
+            "wb", dir=folder, prefix=f"{digest}.", suffix=".tmp", delete=False
+        ) as tmp:
+            tmp_name = tmp.name
+            tmp.write(kernel.source.encode())
+        os.replace(tmp_name, path)
     except OSError as err:
+        if tmp_name is not None and os.path.exists(tmp_name):
+            os.unlink(tmp_name)
         raise KernelError(
-            f"kernel {kernel.name}: cannot write its source to {path} ({err.strerror}); "
+            f"{_describe(kernel)}: cannot write its source to {path} ({err.strerror}); "
             f"point {settings.CACHE_DIR.env} at a writable folder"
         ) from err
     return path
 
 
+def _file_hash(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+class _VerifiedSourceLoader(importlib.machinery.SourceFileLoader):
+    """Compiles a generated module from its file only when the bytes hash to the module's name, and never
+    from a bytecode cache (which could be stale or damaged)."""
+
+    def get_code(self, fullname: str) -> CodeType:
+        data = self.get_data(self.path)
+        if hashlib.sha256(data).hexdigest() != fullname.removeprefix(MODULE_PREFIX):
+            raise ImportError(
+                f"{self.path} changed after it was written: its content no longer matches its name"
+            )
+        return self.source_to_code(data, self.path)
+
+
 def _import(kernel: KernelSource, path: Path, digest: str) -> ModuleType:
     use_interpreter_without_cuda()
-    module_name = f"hfuse_kernel_{digest}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    assert spec is not None and spec.loader is not None
+    module_name = f"{MODULE_PREFIX}{digest}"
+    loader = _VerifiedSourceLoader(module_name, str(path))
+    spec = importlib.util.spec_from_file_location(module_name, path, loader=loader)
+    assert spec is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        loader.exec_module(module)
     except Exception as err:
         del sys.modules[module_name]
         raise KernelError(
-            f"kernel {kernel.name}: its generated module {path} failed to import "
+            f"{_describe(kernel)}: its generated module {path} failed to import "
             f"({type(err).__name__}: {err})"
             "; this is a code generation bug: report it with the fusion definition"
         ) from err
     if not callable(getattr(module, "launch", None)):
         del sys.modules[module_name]
-        raise KernelError(f"kernel {kernel.name}: generated module {path} defines no launch() function")
+        raise KernelError(f"{_describe(kernel)}: generated module {path} defines no launch() function")
     return module
+
+
+def _describe(kernel: KernelSource) -> str:
+    return f"kernel {kernel.name} (segment {kernel.group_id})"

@@ -154,8 +154,8 @@ def type_at_top(page, text: str) -> None:
     page.keyboard.press("Control+Enter")
 
 
-def seed_link(base: str, path: str = "") -> str:
-    return link(base, path, f=share.encode_definition(SEED), v="1")
+def seed_link(base: str, path: str = "", **options: str) -> str:
+    return link(base, path, f=share.encode_definition(SEED), v="1", **options)
 
 
 def test_a_link_to_the_seed_draws_clusters_and_edits_change_the_url(app_url, page):
@@ -225,15 +225,29 @@ PAGES = {"ir": "IR", "segments": "Segmentation", "code": "Generated code", "run"
 
 @pytest.mark.parametrize("path", PAGES, ids=PAGES.keys())
 def test_every_page_renders_without_tracebacks(app_url, page, path):
-    page.goto(seed_link(app_url, path))
+    options = {"outputs": "contiguous"} if path in ("code", "run") else {}  # kernels to show and run
+    page.goto(seed_link(app_url, path, **options))
     settle(page)
     page.get_by_role("heading", name=PAGES[path]).wait_for()
     if path in ("ir", "segments"):
         page.locator(DIAGRAM).first.wait_for()
         assert page.locator(DIAGRAM).count() == 2
+    if path == "code":
+        assert "@triton.jit" in page.locator("[data-testid='stCode']").first.inner_text()
     if path == "run":
         page.get_by_role("button", name="Run", exact=True).click()
         page.locator("[data-testid='stAlert']", has_text="outputs match torch").wait_for(timeout=RUN_MS)
         settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, path)
+
+
+def test_boundaries_are_drawn_and_explained(app_url, page):
+    softmax = get_example("softmax").text
+    page.goto(link(app_url, "segments", f=share.encode_definition(softmax), v="1"))
+    settle(page)
+    naive, fused = page.locator(DIAGRAM).all()
+    assert naive.locator("g.cluster").count() == 5 and fused.locator("g.cluster").count() == 1
+    assert naive.locator("g.edge text", has_text="B1").count() == 1
+    assert page.get_by_text("Why the kernels are split").count() == 1
+    screenshot(page, "segments_softmax")

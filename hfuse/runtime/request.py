@@ -1,0 +1,255 @@
+"""One run of a script, as the app asks for it: the request, its picklable result, and how it is run.
+
+`run_request` loads the script text, runs it with `execute` (which validates the first run of every plan
+against the torch reference), compares each output with the reference, profiles it and, on a GPU, the
+baseline backends beside it. The result holds no tensors: each output is its shape, dtype, a short
+preview and its comparison. A failure is the HfuseError's class name and message, rebuilt on demand.
+`hfuse.runtime.worker` runs requests in a separate process; `run_request` runs one in this process.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import torch
+
+from hfuse import errors
+from hfuse.codegen.model import KernelSource
+from hfuse.errors import HfuseError, KernelError
+from hfuse.ir import Fusion
+from hfuse.loader import default_device, load
+from hfuse.reference import evaluate
+from hfuse.runtime.device import has_cuda
+from hfuse.runtime.executor import execute
+from hfuse.runtime.memory import check_free_device_memory, out_of_memory_error, tensor_bytes
+from hfuse.runtime.profile_model import FusionProfile
+from hfuse.runtime.validate import reduction_size
+from hfuse.tolerance import compare
+
+Progress = Callable[[str], None]
+PREVIEW_ELEMENTS = 8  # leading elements of each output sent back
+TEST_FAULTS = ("hang", "crash", "exit", "oom", "cuda_error")  # see hfuse.runtime.worker
+MAX_MESSAGE_CHARS = 8000  # a failure's message beyond this is cut (a Triton error can quote a lot)
+
+# The error classes a failure can be rebuilt as, and the keywords of those whose constructor takes more
+# than a message (the first positional argument is their `reason`).
+_ERROR_CLASSES = {
+    cls.__name__: cls
+    for cls in vars(errors).values()
+    if isinstance(cls, type) and issubclass(cls, HfuseError)
+}
+_ERROR_FIELDS = {
+    "ParseError": ("line", "col", "source_line"),
+    "DefinitionError": ("expr", "loc", "source_line"),
+}
+# Words of errors after which the CUDA context of the process is unusable.
+_DEVICE_FAULT_WORDS = (
+    "CUDA error",
+    "Triton Error [CUDA]",
+    "CUDA_ERROR",
+    "cudaError",
+    "illegal memory access",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """What to run: a script's text, the backend and, where it differs from the default, the device."""
+
+    text: str
+    backend: str = "hfuse"
+    alias_outputs: bool = True
+    device: str | None = None  # None: 'cuda' when there is a GPU, else 'cpu'
+    baselines: tuple[str, ...] = ()  # backends profiled beside it, on a GPU only (e.g. "eager", "inductor")
+    test_fault: str = ""  # for hfuse's tests: honoured only by a worker started with HFUSE_TEST_FAULTS=1
+
+    def __post_init__(self) -> None:
+        if self.test_fault and self.test_fault not in TEST_FAULTS:
+            raise ValueError(f"unknown test fault {self.test_fault!r}: one of {', '.join(TEST_FAULTS)}")
+
+
+@dataclass(frozen=True, slots=True)
+class OutputSummary:
+    """One returned output, checked against the torch reference."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    preview: tuple[Any, ...]  # the first PREVIEW_ELEMENTS elements in row-major order, as Python numbers
+    ok: bool
+    max_abs_error: float
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunFailure:
+    """Why a run failed: the HfuseError class name and its message, enough to raise it again."""
+
+    kind: str  # "ParseError", "LimitError", "KernelError", ...
+    message: str
+    fields: tuple[tuple[str, Any], ...] = ()  # the constructor keywords of ParseError and DefinitionError
+    reason: str = ""  # their message without the location
+    device_fault: bool = False  # the error left the process's CUDA context unusable
+
+    @classmethod
+    def of(cls, err: HfuseError, *, device_fault: bool = False) -> RunFailure:
+        kind = next(c.__name__ for c in type(err).__mro__ if c.__name__ in _ERROR_CLASSES)
+        fields = tuple((name, getattr(err, name)) for name in _ERROR_FIELDS.get(kind, ()))
+        message = str(err)
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[:MAX_MESSAGE_CHARS] + " ... (cut)"
+        return cls(kind, message, fields, getattr(err, "reason", ""), device_fault)
+
+    def exception(self) -> HfuseError:
+        """The error again, as the class it was raised as."""
+        error_class = _ERROR_CLASSES[self.kind]
+        if self.kind in _ERROR_FIELDS:
+            return error_class(self.reason, **dict(self.fields))
+        return error_class(self.message)
+
+    def with_note(self, note: str) -> RunFailure:
+        return RunFailure(self.kind, f"{self.message}\n{note}", self.fields, self.reason, self.device_fault)
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What one run gives back. `failure` is None when it ran; the outputs may still disagree (see `ok`)."""
+
+    failure: RunFailure | None = None
+    outputs: tuple[OutputSummary, ...] = ()
+    profile: FusionProfile | None = None  # of the warm call on a GPU, of the first call on CPU
+    first_call_ms: float = 0.0  # compile, first launches, validation and host work of the first call
+    kernels: tuple[KernelSource, ...] = ()  # the generated Triton sources
+    baselines: tuple[tuple[str, FusionProfile], ...] = ()  # (backend, its profile), GPU only
+    started_at: float = 0.0  # time.time() when the run began, and ended, in the process that ran it
+    finished_at: float = 0.0
+    waited_s: float = 0.0  # time spent waiting for the runs of other sessions
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and all(output.ok for output in self.outputs)
+
+    def raise_failure(self) -> None:
+        """Raise the failure as the HfuseError it was, if there was one."""
+        if self.failure is not None:
+            raise self.failure.exception()
+
+
+def failed_result(err: HfuseError) -> RunResult:
+    """The result of a run refused or stopped before it could say more."""
+    now = time.time()
+    return RunResult(RunFailure.of(err), started_at=now, finished_at=now)
+
+
+def run_request(request: RunRequest, progress: Progress | None = None) -> RunResult:
+    """Run one request in this process; every failure comes back in the result, none is raised."""
+    steps = ["starting"]
+
+    def tell(step: str) -> None:
+        steps.append(step)
+        if progress is not None:
+            progress(step)
+
+    started = time.time()
+    out_of_memory = None
+    try:
+        result = _run(request, tell)
+    except HfuseError as err:
+        result = RunResult(RunFailure.of(err, device_fault=_is_device_fault(err)))
+    except torch.cuda.OutOfMemoryError as err:
+        out_of_memory = (str(err) or type(err).__name__).splitlines()[0]
+    except MemoryError:
+        out_of_memory = "the host ran out of memory"
+    except Exception as err:  # a fault of the device, or a bug: reported with the step it happened in
+        result = RunResult(_unexpected_failure(err, steps[-1]))
+    if out_of_memory is not None:  # made here, where the failed run's tensors are released
+        result = RunResult(RunFailure.of(out_of_memory_error(out_of_memory, None, "the run")))
+    if result.failure is not None:
+        gc.collect()
+        if has_cuda() and not result.failure.device_fault:
+            torch.cuda.empty_cache()
+    return replace(result, started_at=started, finished_at=time.time())
+
+
+def _run(request: RunRequest, tell: Progress) -> RunResult:
+    device = request.device or default_device()
+    if device.startswith("cuda"):
+        tell("reading the script's shapes")
+        shapes = load(request.text, device="meta").fusion
+        check_free_device_memory(tensor_bytes(shapes, shapes.inputs), "the script's inputs")
+    tell("loading the script")
+    script = load(request.text, device=device)
+    fusion = script.fusion
+    tell("computing the torch reference")
+    in_place = any(out.alias_input is not None for out in fusion.outputs)
+    expected = evaluate(fusion, _cloned(script.inputs) if in_place else list(script.inputs))
+    start = time.perf_counter()
+    options = {"backend": request.backend, "alias_outputs": request.alias_outputs, "profile": True}
+    results, profile, compiled = execute(fusion, script.inputs, progress=tell, **options)
+    first_call_ms = (time.perf_counter() - start) * 1e3
+    if has_cuda():  # the first call compiled and validated; time a warm call
+        results, profile, _ = execute(fusion, script.inputs, progress=tell, **options)
+    tell("comparing the outputs with the torch reference")
+    returned = [
+        (out, want) for out, want in zip(fusion.outputs, expected, strict=True) if out.alias_input is None
+    ]
+    outputs = tuple(
+        _summary(fusion, out.name, got, want) for (out, want), got in zip(returned, results, strict=True)
+    )
+    baselines = []
+    if has_cuda():
+        for backend in request.baselines:
+            tell(f"profiling the {backend} baseline")
+            execute(fusion, script.inputs, backend=backend)  # compile outside the timing
+            _, baseline, _ = execute(fusion, script.inputs, backend=backend, profile=True)
+            baselines.append((backend, baseline))
+    return RunResult(None, outputs, profile, first_call_ms, compiled.kernels, tuple(baselines))
+
+
+def _summary(fusion: Fusion, name: str, got: torch.Tensor, want: torch.Tensor) -> OutputSummary:
+    value = fusion.value(name)
+    result = compare(got, want, value.dtype, reduction_size(fusion, name))
+    return OutputSummary(
+        name, value.shape, value.dtype.name, preview(got), result.ok, result.max_abs_error, result.message
+    )
+
+
+def preview(tensor: torch.Tensor) -> tuple[Any, ...]:
+    """The first PREVIEW_ELEMENTS elements in row-major order, without copying the tensor."""
+    count = min(tensor.numel(), PREVIEW_ELEMENTS)
+    if tensor.dim() == 0:
+        return (tensor.item(),)
+    positions = torch.unravel_index(torch.arange(count, device=tensor.device), tensor.shape)
+    return tuple(tensor[positions].cpu().tolist())
+
+
+def _cloned(inputs: list[Any]) -> list[Any]:
+    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+
+
+def _unexpected_failure(err: Exception, step: str) -> RunFailure:
+    what = f"{type(err).__name__}: {err}"
+    if _is_device_fault(err):
+        fault = KernelError(
+            f"the GPU reported a fault while {step} ({what}); the kernel it ran is likely wrong: report it "
+            "with the fusion definition; backend='eager' runs the fusion with torch"
+        )
+        return RunFailure.of(fault, device_fault=True)
+    return RunFailure.of(
+        HfuseError(f"internal error while {step} ({what}); report it with the fusion definition")
+    )
+
+
+def _is_device_fault(err: BaseException) -> bool:
+    """Whether `err` or an error it came from is a CUDA fault (the context is lost after one)."""
+    accelerator_error = getattr(torch, "AcceleratorError", ())
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, accelerator_error) or any(word in str(seen) for word in _DEVICE_FAULT_WORDS):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
