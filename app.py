@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ui import share_box, state
+from ui.literal import literal
 
 st.set_page_config(page_title="hfuse", page_icon=":material/account_tree:", layout="wide")
 state.init_session()
@@ -22,7 +23,7 @@ page = st.navigation(
 message = state.link_message()
 if message is not None:
     level, text = message
-    (st.error if level == "error" else st.warning)(text)
+    (st.error if level == "error" else st.warning)(literal(text))
 page.run()
 share_box.render()
 state.sync_url()

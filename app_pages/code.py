@@ -6,6 +6,7 @@ from hfuse.errors import HfuseError
 from hfuse.export import segment_script
 from hfuse.viz import group_title
 from ui import pipeline, state, views
+from ui.literal import literal
 
 st.header("Generated code")
 fusion = views.current_fusion()
@@ -61,7 +62,7 @@ if fusion is not None:
             try:
                 script = segment_script(compiled.scheduled, group)
             except HfuseError as err:
-                st.error(f"This segment cannot be exported on its own: {err}")
+                st.error(f"This segment cannot be exported on its own: {literal(str(err))}")
             else:
                 st.code(script, language="python", wrap_lines=True)
                 st.download_button(

@@ -1,5 +1,8 @@
 """Run: compile and run the fusion, check it against torch, and read its kernels' times and bandwidth."""
 
+import time
+from datetime import datetime
+
 import streamlit as st
 
 from hfuse.errors import HfuseError
@@ -8,6 +11,7 @@ from hfuse.viz import format_bytes
 from ui import pipeline, runner, state, views
 
 REPORT = "run_report"
+RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
 
 
 def _ms(value: float | None) -> str:
@@ -18,15 +22,22 @@ def _number(value: float | None, unit: str = "") -> str:
     return "-" if value is None else f"{value:,.1f}{unit}"
 
 
+def _clock(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds).strftime("%H:%M:%S.%f")[:-3]
+
+
 def run(text: str, strategy: str, outputs: str) -> None:
     lock = pipeline.gpu_lock()
+    asked = time.time()
     with st.status("Compiling and running...", expanded=True) as progress:
         if not lock.acquire(blocking=False):
             progress.update(label="Waiting for another session's run to finish...")
             lock.acquire()
+        started = time.time()
         try:
             progress.update(label="Compiling and running...")
             report = runner.run_definition(text, strategy, outputs)
+            finished = time.time()
         except HfuseError as err:
             progress.update(label="The run failed", state="error")
             st.session_state.pop(REPORT, None)
@@ -40,6 +51,17 @@ def run(text: str, strategy: str, outputs: str) -> None:
             expanded=False,
         )
     st.session_state[REPORT] = report
+    st.session_state[RUN_TIMES] = (asked, started, finished)
+
+
+def show_run_log() -> None:
+    if RUN_TIMES not in st.session_state:
+        return
+    asked, started, finished = st.session_state[RUN_TIMES]
+    st.caption(
+        f"Run log (server clock): asked {_clock(asked)}, started {_clock(started)}, "
+        f"finished {_clock(finished)}; waited {started - asked:,.2f} s for other sessions' runs."
+    )
 
 
 def show_checks(report: runner.RunReport) -> None:
@@ -160,6 +182,7 @@ if fusion is not None:
         run(text, strategy, outputs)
     report = st.session_state.get(REPORT)
     if report is not None and report.key == (text, strategy, outputs):
+        show_run_log()
         show_checks(report)
         show_kernels(report)
         if report.baselines:

@@ -3,7 +3,8 @@
 Protocol (BENCHMARKS.md): every candidate is checked against the reference, then all are timed
 in one process, interleaved, with `triton.testing.do_bench(..., return_mode="median")` (which
 flushes L2 before each call); the whole set is repeated and the median of the rounds is quoted.
-Kernel counts come from torch.profiler for every candidate.
+Kernel counts come from torch.profiler for every candidate. End-to-end time (host work included)
+and the first call in a fresh process, with a cold and a warm kernel cache, are reported beside.
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import statistics
+import math
+import os
+import subprocess
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -21,149 +25,154 @@ import torch
 
 from hfuse.errors import HfuseError
 
-ROUNDS = 3
-WARMUP_MS = 25
-REP_MS = 100
+COMPILE_CASES = ("nanogpt/qkv_split", "large/layernorm", "large/cross_entropy")
 
 
 @dataclass(frozen=True, slots=True)
-class Measurement:
+class Row:
     case: str
     size: str
     candidate: str
     kernels: int
-    median_us: float
+    kernel_us: float
+    e2e_us: float  # host wall time per call in a loop of calls, host work included
     bytes_moved: int
     gbs: float
     pct_clone: float
     pct_peak: float
-    vs_inductor: float | None  # inductor time / this time: above 1 is faster than torch.compile
+    vs_compile: float  # torch.compile's kernel time / this one: above 1 is faster than torch.compile
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
-    name: str
-    fn: Callable[[], object]
+class FirstCall:
+    case: str
+    cold_ms: float  # empty HFUSE_CACHE_DIR and Triton cache
+    warm_ms: float  # a new process over the same caches
 
 
-def _cuda_kernel_count(fn: Callable[[], object]) -> int:
-    from torch.profiler import ProfilerActivity, profile
-
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    kernel_events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-    return sum(1 for e in kernel_events if "memcpy" not in e.name.lower() and "memset" not in e.name.lower())
-
-
-def _as_list(out: object) -> list[torch.Tensor]:
-    if isinstance(out, torch.Tensor):
-        return [out]
-    return [t for t in out if isinstance(t, torch.Tensor)]
-
-
-def _candidates(script, fusion, nbytes: int) -> list[Candidate]:
-    from hfuse.reference import evaluate
-
-    inputs = script.inputs
-
-    def eager():
-        return evaluate(fusion, inputs)
-
-    compiled = torch.compile(lambda *xs: evaluate(fusion, list(xs)), dynamic=False)
-    with torch._inductor.config.patch(combo_kernels=True):
-        compiled_combo = torch.compile(lambda *xs: evaluate(fusion, list(xs)), dynamic=False)
-        compiled_combo(*inputs)  # compile under the patched config
-    clone_src = torch.empty(max(nbytes // 2, 1), dtype=torch.uint8, device="cuda")
-
-    return [
-        Candidate("eager", eager),
-        Candidate("inductor", lambda: compiled(*inputs)),
-        Candidate("inductor_combo", lambda: compiled_combo(*inputs)),
-        Candidate("hfuse", lambda: script.fd.execute(inputs, alias_outputs=False)),
-        Candidate("clone", lambda: clone_src.clone()),
-    ]
-
-
-def _check(candidate: Candidate, expected: Sequence[torch.Tensor], fusion) -> None:
-    from hfuse.tolerance import compare
-
-    actual = _as_list(candidate.fn())
-    for index, (a, e) in enumerate(zip(actual, expected, strict=True)):
-        dtype = fusion.value(fusion.outputs[index].name).dtype
-        result = compare(a, e, dtype)
-        if not result.ok:
-            raise HfuseError(f"{candidate.name}: output {index} disagrees with the reference: {result.message}")
-
-
-def measure_case(name: str, size: str, text: str, peak_gbs: float) -> list[Measurement]:
-    import triton.testing
-
+def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list[Row], tuple[str, ...]]:
+    """The rows of every candidate, and the kernel counts that torch.profiler does not confirm."""
+    from hfuse.bench_measure import candidates, check, measure
     from hfuse.loader import load
     from hfuse.reference import evaluate
+    from hfuse.runtime.validate import reduction_size
 
+    torch._dynamo.reset()  # a fresh torch.compile cache per case: no recompile limit across cases
     script = load(text, device="cuda")
     fusion = script.fusion
-    script.fd.execute(script.inputs, alias_outputs=False, profile=True)
+    outputs = script.fd.execute(script.inputs, alias_outputs=False, profile=True)
     profile = script.fd.profile()
     nbytes = profile.input_bytes + profile.output_bytes
     expected = evaluate(fusion, script.inputs)
-    candidates = _candidates(script, fusion, nbytes)
-    for c in candidates:
+    dtypes = [fusion.value(out.name).dtype for out in fusion.outputs]
+    sizes = [reduction_size(fusion, out.name) for out in fusion.outputs]
+    cands = candidates(script, outputs, nbytes, script.fd.segmentation().kernel_count)
+    for c in cands:
         if c.name != "clone":
-            _check(c, expected, fusion)
-    kernels = {c.name: _cuda_kernel_count(c.fn) for c in candidates}
-    times: dict[str, list[float]] = {c.name: [] for c in candidates}
-    for _ in range(ROUNDS):
-        for c in candidates:
-            ms = triton.testing.do_bench(c.fn, warmup=WARMUP_MS, rep=REP_MS, return_mode="median")
-            times[c.name].append(ms * 1000.0)
-    medians = {k: statistics.median(v) for k, v in times.items()}
-    clone_gbs = nbytes / (medians["clone"] * 1e-6) / 1e9
+            check(c, expected, dtypes, sizes)
+    times = measure(cands, nbytes)
+    clone_gbs = nbytes / times.kernel_us["clone"] / 1e3
     rows = []
-    for c in candidates:
-        us = medians[c.name]
-        gbs = nbytes / (us * 1e-6) / 1e9
+    for c in cands:
+        us = times.kernel_us[c.name]
+        gbs = nbytes / us / 1e3
         rows.append(
-            Measurement(
+            Row(
                 case=name,
                 size=size,
                 candidate=c.name,
-                kernels=kernels[c.name],
-                median_us=round(us, 2),
+                kernels=times.kernels[c.name],
+                kernel_us=round(us, 2),
+                e2e_us=round(times.e2e_us[c.name], 2),
                 bytes_moved=nbytes,
                 gbs=round(gbs, 1),
                 pct_clone=round(100.0 * gbs / clone_gbs, 1),
                 pct_peak=round(100.0 * gbs / peak_gbs, 1),
-                vs_inductor=round(medians["inductor"] / us, 3),
+                vs_compile=round(times.kernel_us["torch.compile"] / us, 3),
             )
         )
-    return rows
+    return rows, times.disagreements
+
+
+def first_calls(cases: Sequence[str]) -> list[FirstCall]:
+    """Each case's first fd.execute in a new process: with empty caches, then again over the same caches."""
+    found = []
+    for case in cases:
+        subset, name = case.split("/")
+        with tempfile.TemporaryDirectory() as folder:
+            env = {**os.environ, "HFUSE_CACHE_DIR": f"{folder}/hfuse", "TRITON_CACHE_DIR": f"{folder}/triton"}
+            cold, warm = (_first_call_in_new_process(name, subset, env) for _ in range(2))
+        found.append(FirstCall(case, round(cold, 1), round(warm, 1)))
+    return found
+
+
+def _first_call_in_new_process(name: str, subset: str, env: dict[str, str]) -> float:
+    done = subprocess.run(
+        [sys.executable, "-m", "hfuse.bench", "--first-call", f"{subset}/{name}"],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise HfuseError(f"first call of {subset}/{name} failed: {done.stderr.strip()[-400:]}")
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 def nominal_peak_gbs() -> float:
-    props = torch.cuda.get_device_properties(0)
-    clock_khz = getattr(props, "memory_clock_rate", 0)
-    bus_bits = getattr(props, "memory_bus_width", 0)
-    if clock_khz and bus_bits:
-        return 2 * clock_khz * 1e3 * (bus_bits / 8) / 1e9
-    return 4814.0  # H200 datasheet figure, used when the driver does not report clock and bus width
+    from hfuse.runtime.device import nominal_peak_bandwidth_gbs
+
+    peak = nominal_peak_bandwidth_gbs()
+    if peak is None:
+        raise HfuseError("the GPU reports no memory clock and bus width: no nominal peak to compare with")
+    return peak
 
 
-def to_markdown(rows: Sequence[Measurement], header: str) -> str:
+def summary(rows: Sequence[Row]) -> list[str]:
+    """Per case: hfuse against torch.compile and the clone, kernel and end-to-end time."""
+    by_case: dict[tuple[str, str], dict[str, Row]] = {}
+    for r in rows:
+        by_case.setdefault((r.size, r.case), {})[r.candidate] = r
     lines = [
-        header,
-        "",
-        "| case | size | candidate | kernels | median us | GB/s | % clone | % peak | x vs torch.compile |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| size | case | kernels hfuse / compile | hfuse us | compile us | x vs compile | % clone | "
+        "e2e hfuse us | e2e compile us | e2e eager us |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    ratios: dict[str, list[float]] = {}
+    for (size, case), found in sorted(by_case.items()):
+        h, c, e = found["hfuse"], found["torch.compile"], found["eager"]
+        ratios.setdefault(size, []).append(h.vs_compile)
+        lines.append(
+            f"| {size} | {case} | {h.kernels} / {c.kernels} | {h.kernel_us:.1f} | {c.kernel_us:.1f} | "
+            f"{h.vs_compile:.2f} | {h.pct_clone:.0f} | {h.e2e_us:.1f} | {c.e2e_us:.1f} | {e.e2e_us:.1f} |"
+        )
+    for size, values in sorted(ratios.items()):
+        geomean = math.exp(sum(math.log(v) for v in values) / len(values))
+        lines.append(f"\nGeometric mean of torch.compile time / hfuse time, {size}: {geomean:.3f}")
+    return lines
+
+
+def to_markdown(
+    header: str, rows: Sequence[Row], firsts: Sequence[FirstCall], failures: Sequence[str]
+) -> str:
+    lines = [header, "", "### Summary", "", *summary(rows), "", "### Every candidate", ""]
+    lines += [
+        "| size | case | candidate | kernels | kernel us | e2e us | GB/s | % clone | % peak | x vs compile |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         lines.append(
-            f"| {r.case} | {r.size} | {r.candidate} | {r.kernels} | {r.median_us:.1f} | {r.gbs:.0f} | "
-            f"{r.pct_clone:.0f} | {r.pct_peak:.0f} | {r.vs_inductor:.2f} |"
+            f"| {r.size} | {r.case} | {r.candidate} | {r.kernels} | {r.kernel_us:.1f} | {r.e2e_us:.1f} | "
+            f"{r.gbs:.0f} | {r.pct_clone:.0f} | {r.pct_peak:.0f} | {r.vs_compile:.2f} |"
         )
+    if firsts:
+        lines += [
+            "",
+            "### First fd.execute in a new process (ms)",
+            "",
+            "| case | cold caches | warm caches |",
+        ]
+        lines += ["| --- | ---: | ---: |"] + [
+            f"| {f.case} | {f.cold_ms:.0f} | {f.warm_ms:.1f} |" for f in firsts
+        ]
+    lines += [""] + [f"FAILED {failure}" for failure in failures]
     return "\n".join(lines) + "\n"
 
 
@@ -171,9 +180,35 @@ def _progress(done: int, total: int, label: str) -> None:
     width = 30
     filled = int(width * done / max(total, 1))
     sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label:<40}")
-    sys.stderr.flush()
     if done == total:
         sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def _header(peak: float) -> str:
+    import triton
+
+    from hfuse.bench_measure import ROUNDS
+
+    return (
+        f"## {datetime.date.today().isoformat()}, {torch.cuda.get_device_name()}, "
+        f"driver {_driver_version()}, "
+        f"torch {torch.__version__}, Triton {triton.__version__}; nominal peak {peak:.0f} GB/s; "
+        f"medians of {ROUNDS} interleaved rounds"
+    )
+
+
+def _write(out: Path, header: str, rows, firsts, failures) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    slug = f"{datetime.date.today().isoformat()}-{torch.cuda.get_device_name().replace(' ', '-')}"
+    (out / f"{slug}.md").write_text(to_markdown(header, rows, firsts, failures))
+    record = {
+        "header": header,
+        "rows": [asdict(r) for r in rows],
+        "first_calls": [asdict(f) for f in firsts],
+        "failures": list(failures),
+    }
+    (out / f"{slug}.json").write_text(json.dumps(record, indent=1))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -183,57 +218,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", action="append", help="run only this case (repeatable)")
     parser.add_argument("--sizes", choices=["small", "large", "all"], default="all")
     parser.add_argument("--out", type=Path, default=Path("bench/results"))
+    parser.add_argument(
+        "--compile-cases", nargs="*", default=list(COMPILE_CASES), metavar="SIZE/NAME",
+        help="cases whose first call is timed in new processes (size nanogpt or large)",
+    )  # fmt: skip
+    parser.add_argument("--first-call", metavar="SIZE/NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("hfuse bench needs a CUDA GPU: none is visible", file=sys.stderr)
         return 2
+    if args.first_call:
+        from hfuse.bench_measure import first_call_ms
+
+        subset, name = args.first_call.split("/")
+        print(f"{first_call_ms(name, subset):.3f}")
+        return 0
     subsets = {"small": ["nanogpt"], "large": ["large"], "all": ["nanogpt", "large"]}[args.sizes]
     cases = [(subset, ex) for subset in subsets for ex in list_examples(subset)]
     if args.only:
         cases = [(s, ex) for s, ex in cases if ex.name in args.only]
     peak = nominal_peak_gbs()
-    rows: list[Measurement] = []
+    header = _header(peak)
+    rows: list[Row] = []
     failures: list[str] = []
     for index, (subset, example) in enumerate(cases):
         _progress(index, len(cases), f"{example.name} ({subset})")
         try:
-            rows.extend(measure_case(example.name, subset, example.text, peak))
-        except (HfuseError, RuntimeError) as err:
-            failures.append(f"{example.name} ({subset}): {err}")
+            case_rows, disagreements = measure_case(example.name, subset, example.text, peak)
+            rows.extend(case_rows)
+            failures.extend(f"{example.name} ({subset}): {d}" for d in disagreements)
+        except Exception as err:  # a failing case is reported and the others still run
+            failures.append(f"{example.name} ({subset}): {type(err).__name__}: {str(err)[:500]}")
+        _write(args.out, header, rows, [], failures)
         torch.cuda.empty_cache()
     _progress(len(cases), len(cases), "done")
-    props = torch.cuda.get_device_properties(0)
-    import triton
-
-    stamp = datetime.date.today().isoformat()
-    header = (
-        f"## {stamp}, {props.name}, driver {torch.version.cuda and _driver_version()}, torch {torch.__version__}, "
-        f"Triton {triton.__version__}; nominal peak {peak:.0f} GB/s"
-    )
-    markdown = to_markdown(rows, header)
-    print(markdown)
-    for failure in failures:
-        print(f"FAILED {failure}")
-    args.out.mkdir(parents=True, exist_ok=True)
-    slug = f"{stamp}-{props.name.replace(' ', '-')}"
-    (args.out / f"{slug}.md").write_text(markdown + "".join(f"\nFAILED {f}\n" for f in failures))
-    (args.out / f"{slug}.json").write_text(
-        json.dumps({"header": header, "rows": [asdict(r) for r in rows], "failures": failures}, indent=1)
-    )
+    firsts = []
+    try:
+        firsts = first_calls(args.compile_cases)
+    except (HfuseError, subprocess.TimeoutExpired) as err:
+        failures.append(f"first calls: {err}")
+    _write(args.out, header, rows, firsts, failures)
+    print(to_markdown(header, rows, firsts, failures))
     return 1 if failures else 0
 
 
 def _driver_version() -> str:
-    import subprocess
-
     try:
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
             capture_output=True, text=True, timeout=10, check=False,
-        )
-        return out.stdout.strip() or "unknown"
+        )  # fmt: skip
     except OSError:
         return "unknown"
+    return out.stdout.strip() or "unknown"
 
 
 if __name__ == "__main__":

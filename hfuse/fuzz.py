@@ -8,7 +8,7 @@ random valid fusion with the frontend, prints it, loads the print and compares: 
 difference is a FAILURE.
 
 `python -m hfuse.fuzz --examples N --seed S --save DIR` runs the long campaign and prints what it
-tried and found; failing inputs are saved under DIR.
+tried and found; failing inputs are saved under DIR. It needs hypothesis (the `test` extra).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from hypothesis import settings as hypothesis_settings
 
 from hfuse import settings
 from hfuse.errors import HfuseError
-from hfuse.fuzz_strategies import Recipe, build_definition, fusion_recipes, mutated_scripts
+from hfuse.fuzz_recipes import Recipe, build_definition, fusion_recipes
+from hfuse.fuzz_strategies import mutated_scripts
 from hfuse.loader import load
 from hfuse.passes import run_passes
 from hfuse.reference import evaluate
@@ -60,7 +61,7 @@ _TOUCHING_EVENTS = frozenset({
 @dataclass(frozen=True, slots=True)
 class Outcome:
     label: str  # OK, an HfuseError class name, or FAILURE
-    stage: str  # where it ended: load, reference, passes, segment, roundtrip
+    stage: str  # where it ended: load, reference, passes, segment (scripts); build, roundtrip (recipes)
     detail: str = ""
 
 

@@ -9,7 +9,7 @@ on the chosen device. Only the functions, methods and dtypes named in the tables
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -88,6 +88,7 @@ class Step:
     name: str
     args: tuple[Any, ...]
     kwargs: tuple[tuple[str, Any], ...] = ()
+    site: CallSite | None = field(default=None, compare=False)  # where the script makes this call
 
 
 class InputTensor(Interpreted):
@@ -174,7 +175,7 @@ class TorchConstructor(Interpreted):
         typed = {"dtype": dtype.dtype} if dtype is not None else {}
         if self.name == "make_tensor" and dtype is None:
             raise site.error("torch.testing.make_tensor needs dtype=, e.g. dtype=torch.float32")
-        step = Step(self.name, tuple(args), tuple({**kwargs, **typed}.items()))
+        step = Step(self.name, tuple(args), tuple({**kwargs, **typed}.items()), site)
         try:
             meta = _replay(step, None, torch.device("meta"))
         except (RuntimeError, TypeError, ValueError) as err:
@@ -311,6 +312,7 @@ def _storage_bytes(meta: torch.Tensor) -> int:
 def _with_step(site: CallSite, tensor: InputTensor, step: Step | None, on_cpu: bool) -> InputTensor:
     if step is None:
         return InputTensor(tensor.meta, tensor.steps, on_cpu, tensor.nbytes)
+    step = replace(step, site=site)
     try:
         meta = _replay(step, tensor.meta, torch.device("meta"))
     except (RuntimeError, TypeError, ValueError, IndexError) as err:
@@ -358,7 +360,13 @@ def materialize(inputs: list[Any], device: torch.device) -> list[Any]:
         target = torch.device("cpu") if value.on_cpu else device
         tensor = None
         for step in value.steps:
-            tensor = _replay(step, tensor, target)
+            try:
+                tensor = _replay(step, tensor, target)
+            except (RuntimeError, TypeError, ValueError, IndexError) as err:
+                # Values the meta device does not look at: bounds of randint, low < high, ragged lists.
+                assert step.site is not None
+                what = f".{step.name}" if tensor is not None else TorchConstructor(step.name).label
+                raise step.site.error(f"{what}: {_first_line(err)}") from None
         made.append(tensor)
     return made
 

@@ -49,6 +49,13 @@ MAX_INPUT_BYTES = Setting("HFUSE_MAX_INPUT_BYTES", str(4 << 30), "total bytes of
 MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
 POISON_OUTPUTS = Setting("HFUSE_POISON_OUTPUTS", "0", "fill outputs with NaN (or a sentinel) before launches")
 LINK_DB = Setting("HFUSE_LINK_DB", str(Path.home() / ".cache" / "hfuse" / "links.sqlite3"), "short-link store")
+MAX_LINK_CHARS = Setting(
+    "HFUSE_MAX_LINK_CHARS", "60000", "longest definition (f=) a link may carry, in characters of its encoding"
+)
+MAX_SHORT_LINK_BYTES = Setting(
+    "HFUSE_MAX_SHORT_LINK_BYTES", str(256 << 10), "largest definition a short link stores, in UTF-8 bytes"
+)
+MAX_SHORT_LINKS = Setting("HFUSE_MAX_SHORT_LINKS", "100000", "most definitions the short-link store keeps")
 MAX_DIAGRAM_EXPRS = Setting("HFUSE_MAX_DIAGRAM_EXPRS", "400", "most ops drawn in one diagram")
 MAX_OUTPUT_BYTES = Setting(
     "HFUSE_MAX_OUTPUT_BYTES",
@@ -62,9 +69,10 @@ RUN_QUEUE_TIMEOUT_S = Setting(
     "HFUSE_RUN_QUEUE_TIMEOUT_S", "300", "seconds a run waits for the runs of other sessions before giving up"
 )
 TEST_FAULTS = Setting(
-    "HFUSE_TEST_FAULTS", "0", "lets run requests carry a fault (hang, crash, exit, oom): for hfuse's tests"
+    "HFUSE_TEST_FAULTS", "0", "lets run requests ask for a fault (hang, crash, exit, oom, cuda_error): tests"
 )
 
 ALL = (CACHE_DIR, MAX_SCRIPT_CHARS, MAX_OPS, MAX_RANK, MAX_INPUT_BYTES, MAX_NESTING,
-       POISON_OUTPUTS, LINK_DB, MAX_DIAGRAM_EXPRS, MAX_OUTPUT_BYTES, RUN_TIMEOUT_S, RUN_QUEUE_TIMEOUT_S,
+       POISON_OUTPUTS, LINK_DB, MAX_LINK_CHARS, MAX_SHORT_LINK_BYTES, MAX_SHORT_LINKS,
+       MAX_DIAGRAM_EXPRS, MAX_OUTPUT_BYTES, RUN_TIMEOUT_S, RUN_QUEUE_TIMEOUT_S,
        TEST_FAULTS)

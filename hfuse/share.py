@@ -2,7 +2,8 @@
 
 Link format, version 1 (query parameters):
 - `f`: the definition text, UTF-8, zlib-compressed at level 9, base64url-encoded without padding;
-- `s`: instead of `f`, the id of a text stored with `ShortLinkStore.put` (a content hash);
+- `s`: instead of `f`, the id of a text stored with `ShortLinkStore.put` (a content hash, checked
+  again on every read: a stored text that no longer hashes to its id is refused, never served);
 - `v`: the format version, "1";
 - any other parameter is a view option, passed through untouched.
 """
@@ -42,6 +43,12 @@ def encode_definition(text: str) -> str:
 def decode_definition(token: str) -> str:
     """The text inside an `f=` parameter. Raises LinkError for anything that is not one."""
     damaged = "the link's definition (f=) is damaged"
+    longest = settings.MAX_LINK_CHARS.as_int()
+    if len(token) > longest:
+        raise LimitError(
+            f"the link's definition (f=) has {len(token)} characters; this server opens links up to "
+            f"{settings.MAX_LINK_CHARS.env}={longest}. Raise that setting, or ask for a short link."
+        )
     if not _BASE64URL.fullmatch(token) or len(token) % 4 == 1:
         raise LinkError(
             f"{damaged}: it is not base64url text. Ask for the link again, or paste the definition."
@@ -76,53 +83,115 @@ def short_id(text: str) -> str:
 
 
 class ShortLinkStore:
-    """Texts under their content hash in one SQLite file (WAL mode; inserts are atomic and idempotent)."""
+    """Texts under their content hash in one SQLite file.
+
+    WAL mode: a writer killed mid-transaction leaves every committed text intact. Inserts are atomic
+    and idempotent; a text is refused beyond HFUSE_MAX_SHORT_LINK_BYTES and a new one once the store
+    holds HFUSE_MAX_SHORT_LINKS. Every read checks that the text still hashes to its id, so a damaged
+    entry or file is a LinkError, never served.
+    """
 
     def __init__(self, path: Path):
         self.path = Path(path)
 
+    def _unreadable(self, error: sqlite3.Error) -> LinkError:
+        return LinkError(
+            f"the short-link store ({settings.LINK_DB.env}) cannot be used: {error}. Long links still "
+            f"work; the server's operator should move the damaged file away or point "
+            f"{settings.LINK_DB.env} at a new one."
+        )
+
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(self.path, timeout=10, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute(
-            "CREATE TABLE IF NOT EXISTS links"
-            " (id TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL NOT NULL)"
-        )
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS links"
+                " (id TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL NOT NULL)"
+            )
+        except sqlite3.Error:
+            connection.close()
+            raise
         return connection
 
     def put(self, text: str) -> str:
-        limit = settings.MAX_SCRIPT_CHARS.as_int()
-        if len(text) > limit:
-            raise LimitError(
-                f"the definition has {len(text)} characters; short links hold up to "
-                f"{settings.MAX_SCRIPT_CHARS.env}={limit}"
-            )
+        _check_storable(text)
         link_id = short_id(text)
-        connection = self._connect()
         try:
-            connection.execute(
-                "INSERT OR IGNORE INTO links (id, text, created) VALUES (?, ?, ?)",
-                (link_id, text, time.time()),
-            )
-            (stored,) = connection.execute("SELECT text FROM links WHERE id = ?", (link_id,)).fetchone()
-        finally:
-            connection.close()
-        if stored != text:
+            connection = self._connect()
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    row = connection.execute("SELECT text FROM links WHERE id = ?", (link_id,)).fetchone()
+                    if row is None:
+                        _check_room(connection)
+                        connection.execute(
+                            "INSERT INTO links (id, text, created) VALUES (?, ?, ?)",
+                            (link_id, text, time.time()),
+                        )
+                    connection.execute("COMMIT")
+                except BaseException:
+                    if connection.in_transaction:
+                        connection.execute("ROLLBACK")
+                    raise
+            finally:
+                connection.close()
+        except sqlite3.Error as error:
+            raise self._unreadable(error) from None
+        if row is not None and row[0] != text:
             raise LinkError(f"short id {link_id} already holds another text; share this one with a long link")
         return link_id
 
     def get(self, link_id: str) -> str | None:
+        """The text stored under `link_id`, None when there is none; LinkError when it is damaged."""
         if not _SHORT_ID.fullmatch(link_id):
             return None
         if not self.path.exists():
             return None
-        connection = self._connect()
         try:
-            row = connection.execute("SELECT text FROM links WHERE id = ?", (link_id,)).fetchone()
-        finally:
-            connection.close()
-        return None if row is None else row[0]
+            connection = self._connect()
+            try:
+                row = connection.execute("SELECT text FROM links WHERE id = ?", (link_id,)).fetchone()
+            finally:
+                connection.close()
+        except sqlite3.Error as error:
+            raise self._unreadable(error) from None
+        if row is None:
+            return None
+        if not isinstance(row[0], str) or short_id(row[0]) != link_id:
+            raise LinkError(
+                f"short link s={link_id} is damaged on this server: its stored text no longer matches its "
+                f"id, so it is not shown. Ask for a long link; the server's operator should check "
+                f"{settings.LINK_DB.env}."
+            )
+        return row[0]
+
+
+def _check_storable(text: str) -> None:
+    limit = settings.MAX_SCRIPT_CHARS.as_int()
+    if len(text) > limit:
+        raise LimitError(
+            f"the definition has {len(text)} characters; short links hold up to "
+            f"{settings.MAX_SCRIPT_CHARS.env}={limit}"
+        )
+    size, most = len(text.encode("utf-8")), settings.MAX_SHORT_LINK_BYTES.as_int()
+    if size > most:
+        raise LimitError(
+            f"the definition is {size} bytes; this server stores short links up to "
+            f"{settings.MAX_SHORT_LINK_BYTES.env}={most} bytes. Share it with a long link, or raise that "
+            "setting."
+        )
+
+
+def _check_room(connection: sqlite3.Connection) -> None:
+    most = settings.MAX_SHORT_LINKS.as_int()
+    (count,) = connection.execute("SELECT COUNT(*) FROM links").fetchone()
+    if count >= most:
+        raise LimitError(
+            f"this server's short-link store is full ({count} links, {settings.MAX_SHORT_LINKS.env}={most}). "
+            "Share a long link instead; the server's operator can raise that setting."
+        )
 
 
 def default_store() -> ShortLinkStore:

@@ -7,6 +7,7 @@ parts are escaped, so text from a definition cannot change the graph's structure
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -99,7 +100,11 @@ class _Styles:
     prefix: str = ""
 
     def node_id(self, name: str) -> str:
-        return f"{self.prefix}{name}"
+        """The name itself when it is an identifier (as every IR name is); else a hash of it, since DOT
+        reads `a:b` in an edge as node `a`, port `b`, and `<...>` as an HTML string."""
+        if name.isidentifier():
+            return f"{self.prefix}{name}"
+        return f"{self.prefix}value_{hashlib.sha256(name.encode()).hexdigest()[:16]}"
 
     def expr_id(self, index: int) -> str:
         return f"{self.prefix}e{index}"

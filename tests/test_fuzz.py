@@ -10,7 +10,8 @@ import pytest
 from hfuse import fuzz
 from hfuse.errors import HfuseError
 from hfuse.fuzz import FAILURE, OK, check_script, fuzz_fusions, fuzz_scripts
-from hfuse.fuzz_strategies import Recipe, Ref, Step, seed_texts
+from hfuse.fuzz_recipes import Recipe, Ref, Step
+from hfuse.fuzz_strategies import seed_texts
 
 # Derandomized: the same inputs every run, sized to finish in well under a minute on one core.
 SCRIPT_EXAMPLES = 1500
@@ -171,3 +172,47 @@ def test_the_guard_puts_back_an_earlier_alarm():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+FOUND_HEAD = (
+    "import torch\nfrom nvfuser import FusionDefinition, DataType\n\nwith FusionDefinition() as fd:\n"
+    "    T0 = fd.from_pytorch(inputs[0])\n    fd.add_output(fd.ops.exp(T0))\n"
+)
+
+# Inputs the campaign found ending in another exception type (or an unlocated error), and where
+# each is refused now: (id, script, label, start of the message)
+FOUND = [
+    ("randint-bounds-of-bool", FOUND_HEAD + "inputs = [torch.randint(10, (3,), dtype=torch.bool)]\n",
+     "ParseError", "line 7, column 11: torch.randint: to - 1 is out of bounds for bool"),
+    ("ragged-tensor-literal", FOUND_HEAD + "inputs = [torch.tensor([[1, 2], [3]])]\n",
+     "ParseError", "line 7, column 11: torch.tensor: expected sequence of length 2"),
+    ("make-tensor-low-above-high",
+     FOUND_HEAD + "inputs = [torch.testing.make_tensor(3, dtype=torch.float32, low=5, high=1)]\n",
+     "ParseError", "line 7, column 11: torch.testing.make_tensor: `low` must be less than `high`"),
+    ("fewer-inputs-than-definitions",
+     FOUND_HEAD.replace("inputs[0]", "inputs[0])\n    T1 = fd.define_scalar(None")
+     + "inputs = [torch.randn(2)]\n",
+     "DefinitionError", "line 8, column 1: the definition has 2 inputs"),
+    ("no-outputs",
+     FOUND_HEAD.replace("    fd.add_output(fd.ops.exp(T0))\n", "") + "inputs = [torch.randn(2)]\n",
+     "DefinitionError", "line 4, column 1: the definition has no outputs"),
+    ("rank-limit-in-define-tensor",
+     FOUND_HEAD.replace("fd.from_pytorch(inputs[0])", f"fd.define_tensor(shape={[1] * 9})"),
+     "LimitError", "line 5, column 10: fd.define_tensor: rank 9 exceeds the highest rank 8"),
+    ("complex-cast-to-real",
+     FOUND_HEAD.replace("fd.ops.exp(T0)", "fd.ops.cast(T0 * complex(1, 2), DataType.Float)")
+     + "inputs = [torch.randn(2)]\n", "ok", ""),
+    ("variance-of-an-empty-dim",
+     FOUND_HEAD.replace("fd.ops.exp(T0)", "fd.ops.var(T0, dims=[0], correction=0)")
+     + "inputs = [torch.randn(0, 2)]\n", "ok", ""),
+    ("huge-view-of-a-small-input",
+     FOUND_HEAD + "inputs = [torch.randn(3).as_strided((2**40,), (0,))]\n",
+     "LimitError", "line 6, column 19: exp: the fusion's results take 4398046511104 bytes"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("script", "label", "message"), [c[1:] for c in FOUND], ids=[c[0] for c in FOUND])
+def test_what_the_campaign_found_ends_well_now(script, label, message):
+    outcome = check_script(script)
+    assert outcome.label == label, outcome
+    assert outcome.detail.startswith(message)

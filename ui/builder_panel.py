@@ -9,6 +9,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError
 from hfuse.ir import Fusion
 from ui import pipeline, state
+from ui.literal import literal
 
 TENSOR_DTYPES = [d.name for d in DataType if d not in (DataType.Index, DataType.Null)]
 FORMS = {form.op.frontend_name: form for form in edit.op_forms()}
@@ -50,7 +51,7 @@ def _add_input(fusion: Fusion) -> None:
                 shape = edit.parse_param(edit.Param("shape", "ints"), shape_text)
                 _apply(edit.add_input(fusion, shape, DataType[dtype]))
             except HfuseError as err:
-                st.error(str(err))
+                st.error(literal(str(err)))
                 return
             st.rerun()
 
@@ -92,7 +93,7 @@ def _add_op(fusion: Fusion) -> None:
                 attrs = {p.name: edit.parse_param(p, raw[p.name]) for p in form.params if raw[p.name].strip()}
                 _apply(edit.add_op(fusion, form.op, operands, attrs))
             except HfuseError as err:
-                st.error(str(err))
+                st.error(literal(str(err)))
                 return
             st.rerun()
 
@@ -107,7 +108,7 @@ def _add_output(fusion: Fusion) -> None:
             try:
                 _apply(edit.add_output(fusion, name))
             except HfuseError as err:
-                st.error(str(err))
+                st.error(literal(str(err)))
                 return
             st.rerun()
 

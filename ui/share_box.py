@@ -9,6 +9,7 @@ import streamlit as st
 from hfuse import share
 from hfuse.errors import HfuseError
 from ui import state
+from ui.literal import literal
 
 
 def _page_url() -> str:
@@ -52,6 +53,6 @@ def render() -> None:
         try:
             state.make_short_link()
         except HfuseError as err:
-            sidebar.error(str(err))
+            sidebar.error(literal(str(err)))
             return
         st.rerun()

@@ -8,6 +8,7 @@ import streamlit as st
 
 from hfuse.errors import HfuseError
 from ui import pipeline, state
+from ui.literal import literal
 
 CONTEXT_LINES = 2
 
@@ -29,10 +30,10 @@ def show_error(err: HfuseError, text: str) -> None:
     where = error_location(err)
     kind = type(err).__name__
     if where is None:
-        st.error(f"**{kind}**: {err}")
+        st.error(f"**{kind}**: {literal(str(err))}")
         return
     line, col = where
-    st.error(f"**{kind}** at line {line}, column {col}: {_reason(err)}")
+    st.error(f"**{kind}** at line {line}, column {col}: {literal(_reason(err))}")
     lines = text.splitlines()
     first = max(line - 1 - CONTEXT_LINES, 0)
     shown = []

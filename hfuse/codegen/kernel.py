@@ -94,11 +94,19 @@ def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]
         for v in args
         if v.is_tensor
     ]
-    call = f"{name}[({programs},)]({', '.join(v.name for v in args)}, num_warps={num_warps})"
+    names = ", ".join(v.name for v in args)
+    call = f"{name}[({programs},)]({names}, num_warps={num_warps})"
     launch = [
-        f"def launch({', '.join(v.name for v in args)}):",
+        f"def launch({names}):",
+        '    """Checks every argument against the layout the kernel was generated for, then runs it."""',
         *checks,
-        *(["    with _quiet():", f"        {call}"] if programs else ["    return None"]),
+        f"    run({names})",
+        "",
+        "",
+        "@_quietly",
+        f"def run({names}):",
+        '    """Runs the kernel on arguments already checked by an earlier launch() of the same layouts."""',
+        f"    {call}" if programs else "    return None",
     ]
     source = "\n".join(
         [
@@ -108,7 +116,7 @@ def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]
             described,
             '"""',
             "",
-            "import contextlib",
+            "import functools",
             "import os",
             "",
             "import numpy",
@@ -118,11 +126,6 @@ def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]
             "",
             "from hfuse.errors import KernelError",
             "",
-            "# Triton's interpreter computes with numpy, which warns about inf and nan in masked-off lanes.",
-            "_quiet = (",
-            '    (lambda: numpy.errstate(all="ignore")) if os.environ.get("TRITON_INTERPRET") == "1"',
-            "    else contextlib.nullcontext",
-            ")",
             helpers_for(kernel_text),
             "",
             "",
@@ -130,6 +133,9 @@ def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]
             "",
             "",
             _EXPECT,
+            "",
+            "",
+            _QUIETLY,
             "",
             "",
             *launch,
@@ -150,3 +156,16 @@ _EXPECT = """def _expect(tensor, name, shape, strides, dtype):
             f"got {tensor.dtype} {list(tensor.shape)} with strides {list(tensor.stride())}; "
             "generate the kernel again for these inputs"
         )"""
+
+
+_QUIETLY = """def _quietly(run):
+    # Triton's interpreter computes with numpy, which warns about inf and nan in masked-off lanes.
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        return run
+
+    @functools.wraps(run)
+    def quiet(*args):
+        with numpy.errstate(all="ignore"):
+            return run(*args)
+
+    return quiet"""

@@ -7,6 +7,7 @@ the torch reference ("eager") or the hfuse runtime.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,28 @@ class LastRun:
     compiled: Any  # the runtime's compiled fusion; None for the eager backend
 
 
+@functools.cache
+def _runtime_execute() -> Any:
+    """hfuse.runtime.execute, imported on the first run (it brings in Triton)."""
+    from hfuse.runtime.executor import execute
+
+    return execute
+
+
+MAX_INPUT_KEYS = 64  # input layouts (and scalar values) remembered per definition
+
+
+def _inputs_key(inputs: Sequence[Any] | None) -> tuple | None:
+    """Layouts, dtypes and devices of the tensors, types and values of the scalars: finer than the
+    binding's `signature`, which leaves out the scalars that shape nothing, and much cheaper to make."""
+    if inputs is None:
+        return None
+    return tuple(
+        (x.dtype, x.shape, x.stride(), x.device) if isinstance(x, torch.Tensor) else (type(x), x)
+        for x in inputs
+    )
+
+
 class FusionDefinition:
     """Record a fusion with `with FusionDefinition() as fd: ...` (or a `definition(self)` method),
     then `fd.execute(inputs)`.
@@ -64,6 +87,7 @@ class FusionDefinition:
         self._records: list[Record] = []
         self._counts = {"T": 0, "S": 0, "V": 0}
         self._cache: dict[Any, Fusion] = {}
+        self._by_inputs: dict[tuple, Fusion] = {}  # the same fusions by a finer, cheaper key: _inputs_key
         self._last: LastRun | None = None
         self._recent: tuple[Fusion, dict[str, Any]] | None = None  # last fusion() and its scalar inputs
 
@@ -92,6 +116,7 @@ class FusionDefinition:
             )
         self._records.append(record)
         self._cache.clear()
+        self._by_inputs.clear()
         self._recent = None
 
     def _name(self, prefix: str) -> str:
@@ -274,11 +299,17 @@ class FusionDefinition:
 
     def fusion(self, inputs: Sequence[Any] | None = None) -> Fusion:
         """The Fusion for these inputs (their extents and strides), built once per input signature."""
-        self._ensure_defined()
-        key = signature(self._records, inputs)
-        if key not in self._cache:
-            self._cache[key] = build(self._records, inputs)
-        fusion = self._cache[key]
+        fast_key = _inputs_key(inputs)
+        fusion = self._by_inputs.get(fast_key)
+        if fusion is None:
+            self._ensure_defined()
+            key = signature(self._records, inputs)
+            if key not in self._cache:
+                self._cache[key] = build(self._records, inputs)
+            fusion = self._cache[key]
+            if len(self._by_inputs) >= MAX_INPUT_KEYS:
+                self._by_inputs.clear()
+            self._by_inputs[fast_key] = fusion
         scalars = zip(fusion.inputs, inputs or (), strict=False)
         self._recent = (fusion, {name: value for name, value in scalars if isinstance(value, NUMBER_TYPES)})
         return fusion
@@ -296,7 +327,7 @@ class FusionDefinition:
         """Run the fusion. backend="eager" evaluates it op by op with torch; any other backend is
         compiled and launched by hfuse.runtime. `device` and nvFuser's debugging keywords are accepted
         and change nothing."""
-        unknown = sorted(set(nvfuser_keywords) - IGNORED_EXECUTE_KEYWORDS)
+        unknown = sorted(set(nvfuser_keywords) - IGNORED_EXECUTE_KEYWORDS) if nvfuser_keywords else None
         if unknown:
             raise HfuseError(
                 f"fd.execute: unknown keyword {', '.join(unknown)}; it takes inputs, device, profile, "
@@ -309,9 +340,7 @@ class FusionDefinition:
 
             self._last = LastRun(backend, fusion, None, None)
             return evaluate(fusion, inputs)
-        from hfuse.runtime import execute
-
-        outputs, fusion_profile, compiled = execute(
+        outputs, fusion_profile, compiled = _runtime_execute()(
             fusion, inputs, backend=backend, alias_outputs=alias_outputs, profile=profile
         )
         self._last = LastRun(backend, fusion, fusion_profile if profile else None, compiled)

@@ -1,9 +1,11 @@
-"""Running fusions: kernel cache, execution with validation, timing and the profile.
+"""Running fusions: kernel cache, execution with validation, timing and the profile, and the run service
+that runs a script in a worker process (`shared_service().run(RunRequest(text))`).
 
-`execute` is imported on first use, so that reading a profile (`hfuse.runtime.profile_model`)
+`execute` and the rest are imported on first use, so that reading a profile (`hfuse.runtime.profile_model`)
 does not import Triton and the compiler.
 """
 
+import importlib
 from typing import Any
 
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
@@ -11,12 +13,21 @@ from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 BACKENDS = ("hfuse", "naive", "eager", "inductor")
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("execute", "clear_cache"):
-        from hfuse.runtime import executor
+_LAZY = {  # name -> the module under hfuse.runtime that defines it
+    "execute": "executor",
+    "clear_cache": "executor",
+    "RunRequest": "request",
+    "RunResult": "request",
+    "run_request": "request",
+    "RunService": "worker",
+    "shared_service": "worker",
+}
 
-        return getattr(executor, name)
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"hfuse.runtime.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'hfuse.runtime' has no attribute {name!r}")
 
 
-__all__ = ["BACKENDS", "FusionProfile", "KernelProfile", "clear_cache", "execute"]
+__all__ = ["BACKENDS", "FusionProfile", "KernelProfile", *_LAZY]

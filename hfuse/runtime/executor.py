@@ -52,6 +52,8 @@ class Plan:
     compiled: Compiled
     segments: tuple[Segment, ...]
     prepare_ms: float  # compile + import of generated modules
+    run_bytes: int = 0  # what a run that does not validate allocates
+    constants: tuple[tuple[str, Any], ...] = ()  # scalar constants every run puts in the environment
     validated: bool = False
     max_abs_error: float | None = None
     first_launch_ms: dict[int, float] = field(default_factory=dict)  # group id -> first launch (JIT) time
@@ -60,6 +62,9 @@ class Plan:
 
 
 _PLANS: dict[tuple, Plan] = {}
+# The same plans keyed by the fusion's identity: a cached call hashes no IR. The fusion is held with its
+# plan, so its id cannot be reused while the entry lives.
+_BY_IDENTITY: dict[tuple, tuple[Fusion, Plan]] = {}
 _PLANS_LOCK = threading.Lock()
 MAX_PLANS = 256  # the oldest plan is dropped beyond this (an app session may try many shapes)
 
@@ -78,21 +83,12 @@ def execute(
     ("compiling ...", "launching kernel ..."), so that a run stopped from outside can say where it was."""
     tell = progress or _silent
     start = time.perf_counter()
-    key = (fusion, backend, alias_outputs, _signature(inputs))
-    with _PLANS_LOCK:
-        plan = _PLANS.get(key)
-    cache_hit = plan is not None
-    if plan is None:
-        tell(f"compiling the fusion (backend {backend})")
-        plan = _prepare(fusion, inputs, backend, alias_outputs)
-        with _PLANS_LOCK:
-            _PLANS[key] = plan
-            if len(_PLANS) > MAX_PLANS:
-                del _PLANS[next(iter(_PLANS))]
+    plan, cache_hit = _plan(fusion, inputs, backend, alias_outputs, tell)
     with GPU_LOCK:
         validating = not plan.validated
-        needed = run_bytes(plan.compiled, validating=validating)
-        check_run_memory(needed, f"this run of the fusion (backend {backend})")
+        needed = run_bytes(plan.compiled, validating=True) if validating else plan.run_bytes
+        if validating:  # later runs allocate the same; an out-of-memory there is still reported below
+            check_run_memory(needed, f"this run of the fusion (backend {backend})")
         try:
             results, reruns = _launch_and_validate(plan, inputs, validating, tell)
         except torch.cuda.OutOfMemoryError as err:
@@ -110,6 +106,31 @@ def execute(
         r for r, out in zip(results, plan.compiled.scheduled.outputs, strict=True) if not out.alias_input
     ]
     return returned, report, plan.compiled
+
+
+def _plan(
+    fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs: bool, tell: Progress
+) -> tuple[Plan, bool]:
+    """The plan for these inputs and whether it was cached."""
+    signature = _signature(inputs)
+    fast_key = (id(fusion), backend, alias_outputs, signature)
+    with _PLANS_LOCK:
+        known, plan = _BY_IDENTITY.get(fast_key, (None, None))
+        if known is fusion:
+            return plan, True
+        key = (fusion, backend, alias_outputs, signature)
+        plan = _PLANS.get(key)
+    cache_hit = plan is not None
+    if plan is None:
+        tell(f"compiling the fusion (backend {backend})")
+        plan = _prepare(fusion, inputs, backend, alias_outputs)
+    with _PLANS_LOCK:
+        _PLANS[key] = plan
+        _BY_IDENTITY[fast_key] = (fusion, plan)
+        for cache in (_PLANS, _BY_IDENTITY):
+            if len(cache) > MAX_PLANS:
+                del cache[next(iter(cache))]
+    return plan, cache_hit
 
 
 def _launch_and_validate(
@@ -133,6 +154,7 @@ def clear_cache() -> None:
     """Forget every compiled plan (generated modules stay imported, keyed by their source hash)."""
     with _PLANS_LOCK:
         _PLANS.clear()
+        _BY_IDENTITY.clear()
 
 
 def _signature(inputs: Sequence[Any]) -> tuple:
@@ -157,6 +179,10 @@ def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs:
         compiled = compile_fusion(fusion, strategy=backend, alias_outputs=alias_outputs)
         segments = tuple(_segment(compiled, group) for group in compiled.segmentation.groups)
     plan = Plan(compiled, segments, prepare_ms=(time.perf_counter() - start) * 1e3)
+    plan.run_bytes = run_bytes(compiled, validating=False)
+    plan.constants = tuple(
+        (v.name, v.const) for v in compiled.scheduled.values if v.is_scalar and v.const is not None
+    )
     if backend == "eager":  # it is the reference: nothing to check it against
         plan.validated, plan.max_abs_error = True, 0.0
     return plan
@@ -210,14 +236,18 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
     assert kernel is not None, f"group {group.id} launches a kernel but has no generated source"
     module = load_kernel(kernel)
     outputs = [compiled.scheduled.value(name) for name in kernel.outputs]
+    device = run_device()
+    checked = False  # the first launch checks every argument's layout; the plan keeps those layouts
 
     def run(env: Env, poison: bool) -> Rerun:
-        buffers = [_allocate(value, poison) for value in outputs]
+        nonlocal checked
+        buffers = [_allocate(value, poison, device) for value in outputs]
         args = [_launch_arg(env[name]) for name in kernel.inputs] + buffers
+        launch = getattr(module, "run", module.launch) if checked else module.launch
 
         def relaunch() -> object:
             try:
-                return module.launch(*args)
+                return launch(*args)
             except Exception as err:
                 raise KernelError(
                     f"kernel {kernel.name} (segment {group.id}) failed to launch "
@@ -226,6 +256,7 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
                 ) from err
 
         relaunch()
+        checked = True
         env.update(zip(kernel.outputs, buffers, strict=True))
         return relaunch
 
@@ -292,8 +323,8 @@ def _launch_arg(value: Any) -> Any:
     return value
 
 
-def _allocate(value: Value, poison: bool) -> torch.Tensor:
-    buffer = torch.empty_strided(value.shape, value.strides, dtype=value.dtype.torch, device=run_device())
+def _allocate(value: Value, poison: bool, device: torch.device) -> torch.Tensor:
+    buffer = torch.empty_strided(value.shape, value.strides, dtype=value.dtype.torch, device=device)
     if poison:
         buffer.fill_(_poison_value(value.dtype))
     return buffer
@@ -312,11 +343,12 @@ def _run_segments(
 ) -> tuple[Env, list[Rerun | None]]:
     fusion = plan.compiled.scheduled
     env: Env = dict(zip(fusion.inputs, inputs, strict=True))
-    env.update((v.name, v.const) for v in fusion.values if v.is_scalar and v.const is not None)
+    env.update(plan.constants)
     reruns = []
     for segment in plan.segments:
         first_launch = segment.group.id not in plan.first_launch_ms and segment.group.kind.launches_kernel
-        tell(_step(segment, first_launch))
+        if tell is not _silent:
+            tell(_step(segment, first_launch))
         if first_launch and has_cuda():
             # The first launch of a Triton kernel JIT-compiles it: its time is compile time.
             rerun, plan.first_launch_ms[segment.group.id] = wall_ms(partial(segment.run, env, poison))

@@ -10,7 +10,7 @@ The worker is a fresh interpreter (`python -c`), like multiprocessing's 'spawn' 
 re-running the parent's main module, which in Streamlit is the app itself. It talks over a socket pair
 with multiprocessing's Connection. Worker -> service: ("ready", pid) once it has imported hfuse, then for
 each request any number of ("progress", step) and one ("result", RunResult). Service -> worker: a
-RunRequest, or None to stop.
+RunRequest.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from hfuse.runtime.device import has_cuda
 from hfuse.runtime.request import Progress, RunRequest, RunResult, failed_result, run_request
 
 START_TIMEOUT_S = 120.0  # a worker imports torch, Triton and hfuse before it takes requests
-STOP_TIMEOUT_S = 10.0
+EXIT_WAIT_S = 10.0  # how long a dying worker is given to finish dying
 WaitReport = Callable[[int], None]  # told how many runs are ahead of a waiting one, when it changes
 
 
@@ -80,7 +80,7 @@ class RunService:
         """Stop the worker once the runs ahead are done (a later run starts a new one)."""
         if self._wait_for_turn(None) is None:
             try:
-                self._stop_worker(kill=False)
+                self._stop_worker()
             finally:
                 self._end_turn()
 
@@ -159,7 +159,8 @@ class RunService:
             return result
         # The worker exits after a CUDA fault: its context cannot run anything any more.
         self._spawn()
-        return replace(result, failure=result.failure.with_note(f"The worker: {_fresh_worker()}."))
+        note = _fresh_worker()
+        return replace(result, failure=result.failure.with_note(f"{note[0].upper()}{note[1:]}."))
 
     def _died(self, step: str) -> KernelError:
         assert self._process is not None
@@ -180,7 +181,7 @@ class RunService:
         assert self._conn is not None and self._process is not None
         if not wait([self._conn], timeout=START_TIMEOUT_S):
             how = _exit_description(self._process.poll())
-            self._stop_worker(kill=True)
+            self._stop_worker()
             return KernelError(
                 f"the worker process did not start within {START_TIMEOUT_S:g} s ({how}); check that "
                 "`python -c 'import hfuse.runtime.request'` works in this environment"
@@ -191,7 +192,7 @@ class RunService:
             message = None
         if not (isinstance(message, tuple) and message[0] == "ready"):
             how = _exit_description(_exit_code(self._process))
-            self._stop_worker(kill=True)
+            self._stop_worker()
             return KernelError(
                 f"the worker process ended while starting ({how}); see the server's log for why"
             )
@@ -200,7 +201,7 @@ class RunService:
 
     def _spawn(self) -> None:
         """Kill the worker if there is one and start the next now: it imports while the caller reads on."""
-        self._stop_worker(kill=True)
+        self._stop_worker()
         ours, theirs = socket.socketpair()
         with theirs:  # closed here once the worker has it: ours then reads EOF when the worker dies
             process = subprocess.Popen(
@@ -211,30 +212,15 @@ class RunService:
             )
         self._process, self._conn, self._ready = process, Connection(ours.detach()), False
 
-    def _stop_worker(self, *, kill: bool) -> None:
-        """Stop the worker: ask an idle one to stop unless `kill`; kill it when asked to or when it stays."""
+    def _stop_worker(self) -> None:
+        """Kill the worker (an idle one holds nothing worth keeping; a busy one is being given up on)."""
         process, conn = self._process, self._conn
         self._process, self._conn, self._ready = None, None, False
-        if process is None:
-            return
-        if not kill and process.poll() is None and self._ready_to_stop(conn):
-            _exit_code(process)
-        if process.poll() is None:
+        if process is not None:
             process.kill()
             process.wait()
         if conn is not None:
             conn.close()
-
-    @staticmethod
-    def _ready_to_stop(conn: Connection | None) -> bool:
-        """Asks an idle worker to stop; False when it cannot be asked (then it is killed)."""
-        try:
-            if conn is None or conn.poll():
-                return False
-            conn.send(None)
-            return True
-        except OSError:
-            return False
 
 
 _SHARED: RunService | None = None
@@ -252,8 +238,8 @@ def shared_service() -> RunService:
 
 def _fresh_worker() -> str:
     if has_cuda():
-        return "its process and GPU context were discarded and a fresh worker started"
-    return "its process was discarded and a fresh worker started"
+        return "the worker process and its GPU context were discarded and a fresh worker started"
+    return "the worker process was discarded and a fresh one started"
 
 
 def _worker_environment() -> dict[str, str]:
@@ -267,7 +253,7 @@ def _worker_environment() -> dict[str, str]:
 def _exit_code(process: subprocess.Popen) -> int | None:
     """The worker's exit code once it has ended (waiting a little for a dying one); None if it goes on."""
     try:
-        return process.wait(STOP_TIMEOUT_S)
+        return process.wait(EXIT_WAIT_S)
     except subprocess.TimeoutExpired:
         return None
 
@@ -287,8 +273,7 @@ def _exit_description(exitcode: int | None) -> str:
 
 
 def serve(fd: int) -> None:
-    """The worker's loop on the socket `fd`: one request at a time, until told to stop or the service
-    goes away."""
+    """The worker's loop on the socket `fd`: one request at a time, until the service goes away."""
     conn = Connection(fd)
     conn.send(("ready", os.getpid()))
     faults_allowed = settings.TEST_FAULTS.as_bool()
@@ -296,8 +281,6 @@ def serve(fd: int) -> None:
         try:
             request = conn.recv()
         except (EOFError, OSError):
-            return
-        if request is None:
             return
 
         def progress(step: str) -> None:

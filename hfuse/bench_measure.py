@@ -1,0 +1,171 @@
+"""Measurements for `hfuse bench`: the candidates of one case, checked, counted and timed side by side.
+
+Every candidate returns the fusion's outputs in the layout hfuse writes them with `alias_outputs=False`
+(eager and torch.compile would otherwise return views where hfuse writes copies), so all move the same
+bytes. Kernel time is `triton.testing.do_bench` (L2 flushed before each call, median); end-to-end time
+is the host's wall time per call over a loop of back-to-back calls, host work included.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+
+from hfuse.errors import HfuseError
+
+ROUNDS = 3
+WARMUP_MS = 10
+REP_MS = 50
+LOOP_MS = 20  # host time of one end-to-end loop
+
+Fn = Callable[[], object]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    name: str
+    fn: Fn
+    own_kernels: int | None = None  # kernels the candidate says it launches (hfuse's plan)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseTimes:
+    kernels: dict[str, int]
+    kernel_us: dict[str, float]  # median of the rounds' do_bench medians
+    e2e_us: dict[str, float]  # median of the rounds' loop means
+    nbytes: int
+    disagreements: tuple[str, ...]  # candidates whose own kernel count torch.profiler does not confirm
+
+
+def as_list(out: object) -> list[torch.Tensor]:
+    if isinstance(out, torch.Tensor):
+        return [out]
+    return [t for t in out if isinstance(t, torch.Tensor)]
+
+
+def in_layout(outputs: Sequence[torch.Tensor], like: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+    """`outputs` copied into the strides of `like` where they differ."""
+    laid_out = []
+    for out, model in zip(outputs, like, strict=True):
+        if out.stride() != model.stride():
+            out = torch.empty_strided(model.shape, model.stride(), dtype=out.dtype, device=out.device).copy_(
+                out
+            )
+        laid_out.append(out)
+    return laid_out
+
+
+def candidates(
+    script, expected_layout: Sequence[torch.Tensor], nbytes: int, plan_kernels: int
+) -> list[Candidate]:
+    """eager, torch.compile (default and combo kernels), hfuse and a clone of `nbytes` bytes."""
+    from hfuse.reference import evaluate
+
+    fusion, fd, inputs = script.fusion, script.fd, script.inputs
+
+    def reference(*xs: torch.Tensor) -> list[torch.Tensor]:
+        return in_layout(evaluate(fusion, list(xs)), expected_layout)
+
+    compiled = torch.compile(reference, dynamic=False)
+    with torch._inductor.config.patch(combo_kernels=True):
+        compiled_combo = torch.compile(reference, dynamic=False)
+        compiled_combo(*inputs)  # compiles under the patched config
+    clone_source = torch.empty(max(nbytes // 2, 1), dtype=torch.uint8, device="cuda")
+    return [
+        Candidate("eager", lambda: reference(*inputs)),
+        Candidate("torch.compile", lambda: compiled(*inputs)),
+        Candidate("combo", lambda: compiled_combo(*inputs)),
+        Candidate("hfuse", lambda: fd.execute(inputs, alias_outputs=False), plan_kernels),
+        Candidate("clone", clone_source.clone),
+    ]
+
+
+def check(candidate: Candidate, expected: Sequence[torch.Tensor], dtypes, reduction_sizes) -> None:
+    from hfuse.tolerance import compare
+
+    actual = as_list(candidate.fn())
+    if len(actual) != len(expected):
+        raise HfuseError(f"{candidate.name}: {len(actual)} outputs, {len(expected)} expected")
+    for index, (a, e) in enumerate(zip(actual, expected, strict=True)):
+        result = compare(a, e, dtypes[index], reduction_sizes[index])
+        if not result.ok:
+            raise HfuseError(
+                f"{candidate.name}: output {index} disagrees with the reference: {result.message}"
+            )
+
+
+def cuda_kernel_count(fn: Fn) -> int:
+    """CUDA kernels one call launches, as torch.profiler sees them (copies and fills left out)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    names = [e.name.lower() for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    return sum(1 for name in names if "memcpy" not in name and "memset" not in name)
+
+
+def kernel_us(fn: Fn) -> float:
+    import triton.testing
+
+    return 1e3 * float(triton.testing.do_bench(fn, warmup=WARMUP_MS, rep=REP_MS, return_mode="median"))
+
+
+def loop_us(fn: Fn, calls: int) -> float:
+    """Host wall time per call of `calls` back-to-back calls, until the GPU is done."""
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def measure(cands: Sequence[Candidate], nbytes: int) -> CaseTimes:
+    """Kernel counts, then ROUNDS interleaved rounds of kernel time and end-to-end time."""
+    kernels = {c.name: cuda_kernel_count(c.fn) for c in cands}
+    disagreements = tuple(
+        f"{c.name}: its plan lists {c.own_kernels} kernels but torch.profiler saw {kernels[c.name]}"
+        for c in cands
+        if c.own_kernels is not None and c.own_kernels != kernels[c.name]
+    )
+    kernel_rounds: dict[str, list[float]] = {c.name: [] for c in cands}
+    loop_rounds: dict[str, list[float]] = {c.name: [] for c in cands}
+    for _ in range(ROUNDS):
+        for c in cands:
+            us = kernel_us(c.fn)
+            kernel_rounds[c.name].append(us)
+            calls = max(5, min(1000, int(LOOP_MS * 1e3 / max(us, 5.0))))
+            loop_rounds[c.name].append(loop_us(c.fn, calls))
+    return CaseTimes(
+        kernels,
+        {k: statistics.median(v) for k, v in kernel_rounds.items()},
+        {k: statistics.median(v) for k, v in loop_rounds.items()},
+        nbytes,
+        disagreements,
+    )
+
+
+def first_call_ms(name: str, subset: str) -> float:
+    """Wall time of the first `fd.execute` of an example in this process (compile or cache load, launch,
+    validation), after CUDA and Triton have started on an unrelated tiny fusion."""
+    from hfuse import DataType, FusionDefinition
+    from hfuse.examples import get_example
+    from hfuse.loader import load
+
+    with FusionDefinition() as warm:
+        x = warm.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+        warm.add_output(warm.ops.neg(x))
+    warm.execute([torch.ones(3, device="cuda")])
+    script = load(get_example(name, subset).text, device="cuda")
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    script.fd.execute(script.inputs, alias_outputs=False)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) * 1e3

@@ -1,0 +1,260 @@
+"""Faults inside one process: a damaged kernel cache, a kernel Triton rejects, a run too big for the
+device, an out-of-memory, outputs that disagree with the reference. Each is an HfuseError that says
+what failed, and the process goes on running fusions."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+import hfuse
+from hfuse import pipeline, settings
+from hfuse.builder import FusionBuilder
+from hfuse.codegen.model import KernelSource
+from hfuse.dtypes import DataType
+from hfuse.errors import KernelError, LimitError
+from hfuse.ir import Fusion, Op
+from hfuse.runtime import clear_cache, execute, memory
+from hfuse.runtime import executor as executor_module
+from hfuse.runtime.kernel_cache import load_kernel, source_hash
+from hfuse.runtime.request import RunRequest, run_request
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(settings.CACHE_DIR.env, str(tmp_path / "kernels"))
+    for setting in (settings.POISON_OUTPUTS, settings.MAX_OUTPUT_BYTES):
+        monkeypatch.delenv(setting.env, raising=False)
+    clear_cache()
+    yield
+    clear_cache()
+
+
+def _fusion(n: int = 256, op: Op = Op.MUL) -> Fusion:
+    b = FusionBuilder()
+    x = b.define_tensor([n], DataType.Float)
+    (out,) = b.add(op, [x, x])
+    b.add_output(out)
+    return b.build()
+
+
+def _run_and_check(fusion: Fusion, device: str) -> None:
+    x = torch.randn(fusion.value(fusion.inputs[0]).shape, device=device)
+    (out,), _, _ = execute(fusion, [x])
+    expected = x * x if fusion.exprs[0].op is Op.MUL else x + x
+    torch.testing.assert_close(out, expected)
+
+
+# ---- the kernel cache -----------------------------------------------------------------------------
+
+TRIPLE_KERNEL = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def triple_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 3, mask=mask)
+
+
+def launch(x, out):
+    triple_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
+"""
+
+DAMAGES = {
+    "truncated": lambda source: source[: len(source) // 2],
+    "edited": lambda source: source.replace("* 3", "* 4"),
+    "garbage": lambda source: "\x00\xff not python",
+    "empty": lambda source: "",
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES.values()), ids=list(DAMAGES))
+def test_a_damaged_cache_entry_is_rewritten_not_imported(damage, tmp_path, device):
+    source = TRIPLE_KERNEL + f"# {tmp_path.name}\n"  # a source no earlier test has imported
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    path = folder / f"{source_hash(source)}.py"
+    path.write_text(damage(source), encoding="utf-8")
+    module = load_kernel(KernelSource("triple", 3, "pointwise", source, ("x",), ("out",), (4,), 4))
+    assert path.read_text(encoding="utf-8") == source
+    x = torch.arange(200, dtype=torch.float32, device=device)
+    out = torch.full_like(x, float("nan"))
+    module.launch(x, out)
+    torch.testing.assert_close(out, x * 3)
+    assert sorted(p.name for p in folder.iterdir()) == [path.name]  # no bytecode cache, no temporary file
+
+
+def test_a_file_changed_between_writing_and_importing_is_refused(tmp_path, monkeypatch):
+    source = TRIPLE_KERNEL + f"# {tmp_path.name}\n"
+    from hfuse.runtime import kernel_cache
+
+    written = kernel_cache._cached_file
+
+    def written_then_edited(kernel, digest):
+        path = written(kernel, digest)
+        path.write_text(source.replace("* 3", "* 4"), encoding="utf-8")
+        return path
+
+    monkeypatch.setattr(kernel_cache, "_cached_file", written_then_edited)
+    with pytest.raises(
+        KernelError,
+        match=r"kernel triple \(segment 3\): .*failed to import .*content no longer matches its name",
+    ):
+        load_kernel(KernelSource("triple", 3, "pointwise", source, ("x",), ("out",), (4,), 4))
+
+
+def test_a_stale_temporary_file_from_a_killed_writer_is_ignored(tmp_path, device):
+    source = TRIPLE_KERNEL + f"# {tmp_path.name}\n"
+    digest = source_hash(source)
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    stale = folder / f"{digest}.k1ll3d.tmp"
+    stale.write_text(source[:40], encoding="utf-8")  # what a writer killed mid-write leaves
+    module = load_kernel(KernelSource("triple", 3, "pointwise", source, ("x",), ("out",), (4,), 4))
+    assert (folder / f"{digest}.py").read_text(encoding="utf-8") == source
+    x = torch.ones(10, device=device)
+    out = torch.empty_like(x)
+    module.launch(x, out)
+    torch.testing.assert_close(out, x * 3)
+
+
+# ---- kernels that do not compile -----------------------------------------------------------------
+
+# A kernel Triton refuses when it compiles it (or interprets it): tl.arange needs a power-of-2 range.
+REJECTED_BY_TRITON = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rejected_kernel(out_ptr):
+    offsets = tl.arange(0, 3)
+    tl.store(out_ptr + offsets, offsets)
+
+
+def launch(*args):
+    rejected_kernel[(1,)](args[-1])
+"""
+
+BAD_SOURCES = [
+    ("def launch(:\n", r"failed to import \(SyntaxError"),
+    (REJECTED_BY_TRITON, r"failed to launch \(\w+: .*power of 2"),
+]
+
+
+@pytest.mark.parametrize("bad_source, triton_message", BAD_SOURCES, ids=["python-syntax", "triton-rejects"])
+def test_a_kernel_that_does_not_compile_is_a_kernel_error_and_the_next_fusion_runs(
+    bad_source, triton_message, monkeypatch, tmp_path, device
+):
+    real_generate = pipeline.generate
+
+    def bad_generate(group, fusion):
+        kernel = real_generate(group, fusion)
+        return dataclasses.replace(kernel, source=bad_source + f"# {tmp_path.name}\n")
+
+    monkeypatch.setattr(pipeline, "generate", bad_generate)
+    broken = _fusion(op=Op.ADD)
+    inputs = [torch.randn(256, device=device)]
+    with pytest.raises(KernelError, match=rf"kernel hfuse_pointwise_g0 \(segment 0\)[: ]+.*{triton_message}"):
+        execute(broken, inputs)
+    monkeypatch.setattr(pipeline, "generate", real_generate)
+    _run_and_check(_fusion(n=128), device)
+
+
+# ---- memory --------------------------------------------------------------------------------------
+
+
+def test_run_bytes_count_kernel_outputs_and_the_reference_when_validating():
+    compiled = hfuse.compile(_fusion(n=256))
+    assert memory.run_bytes(compiled, validating=False) == 256 * 4
+    assert memory.run_bytes(compiled, validating=True) == 2 * 256 * 4
+
+
+# The fusion's results take 1 KiB (the definition is within a 1.5 KiB limit); its first run allocates
+# 2 KiB: the kernel's output and the reference's.
+LIMITS = [  # HFUSE_MAX_OUTPUT_BYTES, (free, total) device bytes or None without a GPU, message
+    (
+        "1500",
+        None,
+        r"would allocate 2\.0 KiB \(2048 bytes\), above the limit of 1\.5 KiB \(1500 bytes\) for one run: "
+        r"use smaller inputs, or set HFUSE_MAX_OUTPUT_BYTES",
+    ),
+    (
+        str(1 << 30),
+        (1500, 4096),
+        r"would allocate 2\.0 KiB \(2048 bytes\) on the GPU, but only 1\.5 KiB \(1500 bytes\) of its "
+        r"4\.0 KiB \(4096 bytes\) are free.*HFUSE_MAX_OUTPUT_BYTES",
+    ),
+]
+
+
+@pytest.mark.parametrize("limit, device_memory, match", LIMITS, ids=["setting", "free-device-memory"])
+def test_a_run_too_big_is_refused_before_it_allocates(limit, device_memory, match, monkeypatch, device):
+    monkeypatch.setenv(settings.MAX_OUTPUT_BYTES.env, limit)
+    if device_memory is not None:
+        monkeypatch.setattr(memory, "has_cuda", lambda: True)
+        monkeypatch.setattr(memory, "free_device_bytes", lambda: device_memory)
+    allocations = []
+    real_allocate = executor_module._allocate
+    monkeypatch.setattr(executor_module, "_allocate", lambda *a: allocations.append(a) or real_allocate(*a))
+    fusion = _fusion(n=256)
+    with pytest.raises(LimitError, match=match):
+        execute(fusion, [torch.randn(256, device=device)])
+    assert allocations == []
+
+
+def test_out_of_memory_during_a_run_is_a_limit_error_and_the_process_goes_on(monkeypatch, device):
+    real_allocate = executor_module._allocate
+
+    def out_of_memory(*args):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 KiB")
+
+    monkeypatch.setattr(executor_module, "_allocate", out_of_memory)
+    fusion = _fusion(n=256)
+    with pytest.raises(
+        LimitError,
+        match=r"backend hfuse\) ran out of device memory \(CUDA out of memory\. Tried to allocate "
+        r"1\.00 KiB\); it needs about 2\.0 KiB \(2048 bytes\).*HFUSE_MAX_OUTPUT_BYTES",
+    ):
+        execute(fusion, [torch.randn(256, device=device)])
+    monkeypatch.setattr(executor_module, "_allocate", real_allocate)
+    _run_and_check(fusion, device)
+
+
+# ---- numbers that disagree -----------------------------------------------------------------------
+
+SCRIPT = """
+from nvfuser import FusionDefinition, DataType
+import torch
+inputs = [torch.randn(4, 64, device="cuda")]
+with FusionDefinition() as fd:
+    x = fd.from_pytorch(inputs[0])
+    y = fd.ops.add(x, x)
+    fd.add_output(y)
+"""
+
+
+def test_a_mismatch_names_the_output_and_the_kernel_and_the_next_run_is_right(monkeypatch):
+    fusion = hfuse.load(SCRIPT).fusion
+    module = load_kernel(hfuse.compile(fusion).kernels[0])
+    real_launch = module.launch
+
+    def off_by_one(*args):
+        real_launch(*args)
+        args[-1].add_(1)
+
+    monkeypatch.setattr(module, "launch", off_by_one)
+    result = run_request(RunRequest(SCRIPT))
+    assert result.failure is not None and result.failure.kind == "ValidationError"
+    assert result.failure.message.startswith("output T1 (")
+    assert "written by kernel hfuse_pointwise_g0 (segment 0), differs from the torch reference" in (
+        result.failure.message
+    )
+    monkeypatch.setattr(module, "launch", real_launch)
+    fixed = run_request(RunRequest(SCRIPT))
+    assert fixed.ok and fixed.outputs[0].max_abs_error == 0.0
