@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 PORT ?= 8501
 
-.PHONY: app test lint gpu-test bench clean chromium
+.PHONY: app test lint gpu-test bench fuzz clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ test: $(VENV)/.installed chromium
 lint: $(VENV)/.installed
 	$(BIN)/ruff check hfuse tests app_pages ui app.py
 	$(BIN)/ruff format --check hfuse tests app_pages ui app.py
+
+# The long fuzzing campaign (a fixed-seed part runs in `make test`).
+fuzz: $(VENV)/.installed
+	$(BIN)/python -m hfuse.fuzz --examples $${N:-20000} --seed $${SEED:-0} --save fuzz-failures
 
 gpu-test:
 	python3 -m pytest -q -m gpu tests/gpu

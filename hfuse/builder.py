@@ -56,7 +56,9 @@ class FusionBuilder:
         self._values[value.name] = value
         return value
 
-    def define_tensor(self, shape: Sequence[int], dtype: DataType, strides: Sequence[int] | None = None) -> Value:
+    def define_tensor(
+        self, shape: Sequence[int], dtype: DataType, strides: Sequence[int] | None = None
+    ) -> Value:
         value = self._new(Kind.TENSOR, dtype, shape, strides)
         self._inputs.append(value.name)
         return value
@@ -68,8 +70,13 @@ class FusionBuilder:
             self._inputs.append(value.name)
         return value
 
-    def add(self, op: Op, inputs: Sequence[Value], attrs: Mapping[str, Any] | None = None,
-            loc: tuple[int, int] | None = None) -> tuple[Value, ...]:
+    def add(
+        self,
+        op: Op,
+        inputs: Sequence[Value],
+        attrs: Mapping[str, Any] | None = None,
+        loc: tuple[int, int] | None = None,
+    ) -> tuple[Value, ...]:
         from hfuse.infer import infer
 
         try:
@@ -85,7 +92,13 @@ class FusionBuilder:
         self._count_result_bytes(op, inferred.outputs, loc)
         outs = tuple(self._new(s.kind, s.dtype, s.shape, const=s.const) for s in inferred.outputs)
         self._exprs.append(
-            Expr(op, tuple(v.name for v in inputs), tuple(v.name for v in outs), freeze_attrs(inferred.attrs), loc)
+            Expr(
+                op,
+                tuple(v.name for v in inputs),
+                tuple(v.name for v in outs),
+                freeze_attrs(inferred.attrs),
+                loc,
+            )
         )
         return outs
 
@@ -101,14 +114,17 @@ class FusionBuilder:
                 f"here; the limit is {limit} bytes (set {settings.MAX_OUTPUT_BYTES.env} to compute more)"
             )
 
-    def add_output(self, value: Value, alias_input: Value | None = None,
-                   stride_order: Sequence[int] | None = None) -> None:
+    def add_output(
+        self, value: Value, alias_input: Value | None = None, stride_order: Sequence[int] | None = None
+    ) -> None:
         order = tuple(stride_order) if stride_order else None
         self._outputs.append(Output(value.name, alias_input.name if alias_input else None, order))
 
     def build(self) -> Fusion:
         from hfuse.verify import verify
 
-        fusion = Fusion(tuple(self._values.values()), tuple(self._inputs), tuple(self._exprs), tuple(self._outputs))
+        fusion = Fusion(
+            tuple(self._values.values()), tuple(self._inputs), tuple(self._exprs), tuple(self._outputs)
+        )
         verify(fusion)
         return fusion

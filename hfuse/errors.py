@@ -10,8 +10,14 @@ class HfuseError(Exception):
 class DefinitionError(HfuseError):
     """A fusion definition is ill-formed: wrong operand types, shapes that do not fit, bad attributes."""
 
-    def __init__(self, message: str, *, expr: str | None = None, loc: tuple[int, int] | None = None,
-                 source_line: str = ""):
+    def __init__(
+        self,
+        message: str,
+        *,
+        expr: str | None = None,
+        loc: tuple[int, int] | None = None,
+        source_line: str = "",
+    ):
         self.reason = message
         self.expr = expr
         self.loc = loc

@@ -42,13 +42,17 @@ class Setting:
 
 
 CACHE_DIR = Setting("HFUSE_CACHE_DIR", str(Path.home() / ".cache" / "hfuse"), "folder for generated kernels")
-MAX_SCRIPT_CHARS = Setting("HFUSE_MAX_SCRIPT_CHARS", "200000", "longest script the loader reads, in characters")
+MAX_SCRIPT_CHARS = Setting(
+    "HFUSE_MAX_SCRIPT_CHARS", "200000", "longest script the loader reads, in characters"
+)
 MAX_OPS = Setting("HFUSE_MAX_OPS", "2000", "most ops (fd calls) one definition may record")
 MAX_RANK = Setting("HFUSE_MAX_RANK", "8", "highest tensor rank")
 MAX_INPUT_BYTES = Setting("HFUSE_MAX_INPUT_BYTES", str(4 << 30), "total bytes of a script's inputs")
 MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
 POISON_OUTPUTS = Setting("HFUSE_POISON_OUTPUTS", "0", "fill outputs with NaN (or a sentinel) before launches")
-LINK_DB = Setting("HFUSE_LINK_DB", str(Path.home() / ".cache" / "hfuse" / "links.sqlite3"), "short-link store")
+LINK_DB = Setting(
+    "HFUSE_LINK_DB", str(Path.home() / ".cache" / "hfuse" / "links.sqlite3"), "short-link store"
+)
 MAX_LINK_CHARS = Setting(
     "HFUSE_MAX_LINK_CHARS", "60000", "longest definition (f=) a link may carry, in characters of its encoding"
 )
@@ -72,7 +76,21 @@ TEST_FAULTS = Setting(
     "HFUSE_TEST_FAULTS", "0", "lets run requests ask for a fault (hang, crash, exit, oom, cuda_error): tests"
 )
 
-ALL = (CACHE_DIR, MAX_SCRIPT_CHARS, MAX_OPS, MAX_RANK, MAX_INPUT_BYTES, MAX_NESTING,
-       POISON_OUTPUTS, LINK_DB, MAX_LINK_CHARS, MAX_SHORT_LINK_BYTES, MAX_SHORT_LINKS,
-       MAX_DIAGRAM_EXPRS, MAX_OUTPUT_BYTES, RUN_TIMEOUT_S, RUN_QUEUE_TIMEOUT_S,
-       TEST_FAULTS)
+ALL = (
+    CACHE_DIR,
+    MAX_SCRIPT_CHARS,
+    MAX_OPS,
+    MAX_RANK,
+    MAX_INPUT_BYTES,
+    MAX_NESTING,
+    POISON_OUTPUTS,
+    LINK_DB,
+    MAX_LINK_CHARS,
+    MAX_SHORT_LINK_BYTES,
+    MAX_SHORT_LINKS,
+    MAX_DIAGRAM_EXPRS,
+    MAX_OUTPUT_BYTES,
+    RUN_TIMEOUT_S,
+    RUN_QUEUE_TIMEOUT_S,
+    TEST_FAULTS,
+)

@@ -31,7 +31,9 @@ def verify(fusion: Fusion) -> None:
         for name in expr.inputs:
             if name not in defined:
                 raise DefinitionError(
-                    f"{name} is used before it is defined\n{_window(fusion, index)}", expr=str(expr), loc=expr.loc
+                    f"{name} is used before it is defined\n{_window(fusion, index)}",
+                    expr=str(expr),
+                    loc=expr.loc,
                 )
         for name in expr.outputs:
             if name in defined:
@@ -47,5 +49,6 @@ def verify(fusion: Fusion) -> None:
         value = values[out.name]
         if out.stride_order is not None and sorted(out.stride_order) != list(range(value.rank)):
             raise DefinitionError(
-                f"output {out.name}: stride_order {list(out.stride_order)} is not a permutation of 0..{value.rank - 1}"
+                f"output {out.name}: stride_order {list(out.stride_order)} "
+                f"is not a permutation of 0..{value.rank - 1}"
             )
