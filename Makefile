@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 PORT ?= 8501
 
-.PHONY: app test lint gpu-test bench fuzz clean chromium
+.PHONY: app test lint gpu-test bench fuzz clean system-packages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,11 +20,13 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 app: $(VENV)/.installed
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
-# The browser tests drive Debian's chromium; install it when missing (root, as on CI).
-chromium:
-	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+# The browser tests drive Debian's chromium and the SVG export uses graphviz's `dot`;
+# install them when missing (root, as on CI).
+system-packages:
+	@command -v chromium >/dev/null && command -v dot >/dev/null || \
+		(apt-get update -qq && apt-get install -y -qq chromium graphviz >/dev/null)
 
-test: $(VENV)/.installed chromium
+test: $(VENV)/.installed system-packages
 	$(BIN)/ruff check hfuse tests app_pages ui app.py
 	$(BIN)/python -m pytest -q -n 2 --timeout 600
 

@@ -4,8 +4,8 @@
 
 Prints, per example (nanoGPT size), microseconds per call over 10,000 cached calls: the whole call,
 the call with Triton's launch replaced by a no-op (hfuse's own host work: lookup, allocation, checks),
-and the generated `run()` alone (Triton's launch). Runs on CPU too (the interpreter's launch is then
-what the first column measures).
+and the generated `run()` alone (Triton's launch). Needs a GPU: in the interpreter these sizes
+would take hours.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def measure(name: str) -> tuple[float, float, float]:
     modules = [load_kernel(kernel) for kernel in compiled.kernels]
     kernels = [
         (module, kernel.name, getattr(module, kernel.name))
-        for module, kernel in zip(modules, compiled.kernels)
+        for module, kernel in zip(modules, compiled.kernels, strict=True)
     ]
     for module, kernel_name, _ in kernels:
         setattr(module, kernel_name, _NoLaunch())
@@ -60,7 +60,9 @@ def measure(name: str) -> tuple[float, float, float]:
         setattr(module, kernel_name, kernel)
     if len(compiled.kernels) != 1:
         return whole, host, float("nan")
-    env = dict(zip(script.fusion.inputs, inputs)) | dict(zip(script.fusion.output_names, outputs))
+    env = dict(zip(script.fusion.inputs, inputs, strict=True)) | dict(
+        zip(script.fusion.output_names, outputs, strict=True)
+    )
     kernel = compiled.kernels[0]
     args = [env[n] for n in kernel.args]
     return whole, host, per_call_us(lambda: modules[0].run(*args))

@@ -407,18 +407,28 @@ class _ScriptReader:
             raise self.error(stmt, "chained assignments (a = b = ...) are not supported; assign one name")
         target = stmt.targets[0]
         value = self.evaluator.eval(stmt.value)
-        if isinstance(target, ast.Name):
-            scope[target.id] = value
+        if not isinstance(target, ast.Tuple | ast.List):
+            self._bind(target, value, scope)
             return
-        if not isinstance(target, ast.Tuple | ast.List) or not all(
-            isinstance(t, ast.Name) for t in target.elts
-        ):
-            raise self.error(target, "assign to a name or to a tuple of names (T1, T2 = ...)")
         if not isinstance(value, list | tuple) or len(value) != len(target.elts):
             count = len(value) if isinstance(value, list | tuple) else 1
             raise self.error(stmt, f"{len(target.elts)} names are assigned but the value has {count} parts")
         for name, item in zip(target.elts, value, strict=True):
-            scope[name.id] = item
+            self._bind(name, item, scope)
+
+    def _bind(self, target: ast.expr, value: Any, scope: dict[str, Any]) -> None:
+        """`T1 = ...`, or `self.t1 = ...` on the definition object (the subclass style)."""
+        if isinstance(target, ast.Name):
+            scope[target.id] = value
+            return
+        owner = (
+            scope.get(target.value.id)
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+            else None
+        )
+        if not isinstance(owner, Fd) or not owner.is_field_name(target.attr):
+            raise self.error(target, "assign to a name, a tuple of names (T1, T2 = ...) or self.NAME")
+        owner.fields[target.attr] = value
 
     def _unsupported_statement(self, stmt: ast.stmt) -> ParseError:
         what = _UNSUPPORTED_STATEMENTS.get(type(stmt), f"{type(stmt).__name__} statements")

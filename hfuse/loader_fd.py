@@ -71,13 +71,18 @@ class Fd(Interpreted):
     def __init__(self, fd: FusionDefinition, before_call: Callable[[ast.AST], None]):
         self.fd = fd
         self.before_call = before_call
+        self.fields: dict[str, Any] = {}  # `self.t0 = ...` in a subclass's definition(self)
 
     def attribute(self, name: str) -> Any:
         if name == "ops":
             return FdOps(self)
         if name in FD_METHODS:
             return FdCall(self, f"fd.{name}", getattr(self.fd, name))
-        return MISSING
+        return self.fields.get(name, MISSING)
+
+    def is_field_name(self, name: str) -> bool:
+        """Whether `fd.<name> = value` may keep a value: any name but ops and the fd methods."""
+        return name != "ops" and name not in FD_METHODS and not name.startswith("__")
 
 
 class FdOps(Interpreted):

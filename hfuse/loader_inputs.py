@@ -384,7 +384,11 @@ def meta_twins(inputs: list[Any]) -> list[Any]:
 
 
 def is_input_list(value: Any) -> bool:
-    return isinstance(value, list | tuple) and all(isinstance(v, InputTensor) or is_number(v) for v in value)
+    """Tensors and numbers; a list of numbers gives the values of a define_vector(n)."""
+    return isinstance(value, list | tuple) and all(
+        isinstance(v, InputTensor) or is_number(v) or (isinstance(v, list | tuple) and all(map(is_number, v)))
+        for v in value
+    )
 
 
 def random_inputs(fusion: Fusion, device: torch.device) -> list[Any]:

@@ -45,7 +45,8 @@ def format_bytes(count: int) -> str:
 
 
 def _label(*lines: str) -> str:
-    return "\\n".join(graphviz.escape(line) for line in lines)
+    """Lines as one DOT string: backslashes escaped, and never read as an HTML-like `<...>` label."""
+    return graphviz.nohtml("\\n".join(graphviz.escape(line) for line in lines))
 
 
 def _shorten(text: str) -> str:

@@ -13,7 +13,7 @@ from hfuse.dtypes import DataType
 from hfuse.examples import get_example
 from hfuse.ir import Expr, Fusion, Kind, Op, Output, Value
 from hfuse.segment.model import Boundary, Group, SchedulerKind, Segmentation
-from ui.literal import literal
+from ui.literal import WORD_JOINER, literal
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SEED = get_example("qkv_split").text
@@ -31,13 +31,15 @@ INJECTIONS = {
 }
 PAYLOAD = " ".join(v for k, v in INJECTIONS.items() if k != "block starts")
 # What a markdown body may not contain unescaped: a `<` (HTML), `](` (link, image), a directive, math.
-UNESCAPED_MARKUP = re.compile(r"(?<!\\)<|\]\(|:red\[|\$\$|(?<!\\)\*\*|(?<![\\\w])_em")
+UNESCAPED_MARKUP = re.compile(r"(?<!\\)<|(?<!\\)\]\(|:red\[|\$\$|\*\*bold|(?<![\\\w])_em")
 
 
 @pytest.mark.parametrize("text", INJECTIONS.values(), ids=INJECTIONS.keys())
 def test_literal_escapes_every_opener_and_keeps_the_text(text):
     escaped = literal(text)
-    assert re.sub(r"\\(.)", r"\1", escaped) == text  # dropping the escapes gives the text back
+    shown = re.sub(r"\\(.)", r"\1", escaped).replace(WORD_JOINER, "")
+    assert shown == text  # dropping the escapes and the invisible joiners gives the text back
+    assert not re.search(r"://|www\.|\w@", escaped)  # no bare URL or address to link
     for line in escaped.splitlines():
         assert not UNESCAPED_MARKUP.search(line)
         assert not re.match(r"\s*([-+=>#]|\d+[.)])", line)  # no block can start
@@ -143,42 +145,58 @@ def hostile_fusion() -> tuple[Fusion, Segmentation]:
         Group(0, SchedulerKind.POINTWISE, exprs[:1], (x,), (y,), note="<i>note</i>"),
         Group(1, SchedulerKind.POINTWISE, exprs[1:], (y,), (z,), note="x\\"),
     )
-    return fusion, Segmentation("hfuse", groups, (Boundary(0, 1, y, '</title><script>alert(1)</script>'),))
+    return fusion, Segmentation("hfuse", groups, (Boundary(0, 1, y, "</title><script>alert(1)</script>"),))
 
 
-DOT_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|->|[{}\[\];=,]|[A-Za-z_][A-Za-z0-9_]*|-?[0-9.]+|\s+')
+DOT_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|->|[{}\[\];=,]|[A-Za-z_][A-Za-z0-9_]*|-?[0-9.]+')
+KEYWORDS = {"digraph", "subgraph", "graph", "node", "edge"}
 
 
-def dot_strings(source: str) -> list[str]:
-    """The quoted strings of a DOT source, unquoted; fails on any token outside plain DOT."""
-    strings, at = [], 0
+def dot_tokens(source: str) -> list[str]:
+    """The tokens of a DOT source; fails on anything outside plain DOT (an HTML-like `<...>` string)."""
+    tokens, at = [], 0
     while at < len(source):
+        if source[at].isspace():
+            at += 1
+            continue
         token = DOT_TOKEN.match(source, at)
-        assert token is not None, f"not plain DOT at {source[at:at + 40]!r}"
-        if token.group(0).startswith('"'):
-            strings.append(token.group(0)[1:-1].replace('\\"', '"'))
+        assert token is not None, f"not plain DOT at {source[at : at + 40]!r}"
+        tokens.append(token.group(0))
         at = token.end()
-    return strings
+    return tokens
 
 
+def label_lines(token: str) -> list[str]:
+    """The lines a quoted DOT escString shows."""
+    escapes = {"n": "\n", "\\": "\\", '"': '"'}
+    text = re.sub(r"\\(.)", lambda m: escapes.get(m[1], "\\" + m[1]), token[1:-1])
+    return text.split("\n")
+
+
+SEGMENT_TEXTS = ("</title><script>alert(1)</script>", "<i>note</i>")  # a boundary's reason, a note
 GRAPHS = {
-    "IR": lambda fusion, segmentation: viz.ir_graph(fusion),
-    "segmentation": viz.segmentation_graph,
-    "comparison": lambda fusion, segmentation: viz.compare_graph(
-        ("<left>", fusion, segmentation), ("right", fusion, segmentation)
+    "IR": (lambda fusion, segmentation: viz.ir_graph(fusion), 1, ()),
+    "segmentation": (viz.segmentation_graph, 1, SEGMENT_TEXTS),
+    "comparison": (
+        lambda fusion, segmentation: viz.compare_graph(
+            ("<b>left</b>", fusion, segmentation), ("right", fusion, segmentation)
+        ),
+        2,
+        (*SEGMENT_TEXTS, "<b>left</b>"),
     ),
 }
 
 
-@pytest.mark.parametrize("draw", GRAPHS.values(), ids=GRAPHS.keys())
-def test_user_text_in_diagrams_is_escaped(draw):
+@pytest.mark.parametrize("draw, sides, texts", GRAPHS.values(), ids=GRAPHS.keys())
+def test_user_text_in_diagrams_is_escaped(draw, sides, texts):
     fusion, segmentation = hostile_fusion()
-    source = draw(fusion, segmentation).source
-    strings = dot_strings(source)  # no HTML-like string, no bare punctuation: structure intact
-    expected_nodes = len(fusion.values) + len(fusion.exprs)
-    sides = 2 if "comparison" in source.split("{", 1)[0] else 1
-    assert len(re.findall(r"\[label=", source)) - source.count("-> ") >= expected_nodes * sides - 3 * sides
-    assert source.count("->") == sides * 4  # x->e0, e0->y, y->e1, e1->z
-    labels = [s.replace("\\\\", "\\") for s in strings]
-    for name in HOSTILE.values():
-        assert [s for s in labels if name in s.split("\\n")], name
+    tokens = dot_tokens(draw(fusion, segmentation).source)
+    nodes = [
+        i
+        for i in range(1, len(tokens) - 1)
+        if tokens[i + 1] == "[" and tokens[i] not in KEYWORDS and tokens[i - 1] != "->"
+    ]
+    assert (len(nodes), tokens.count("->")) == (5 * sides, 4 * sides)  # 3 tensors and 2 ops; 4 edges
+    lines = [line for t in tokens if t.startswith('"') for line in label_lines(t)]
+    for text in (*HOSTILE.values(), *texts):
+        assert [line for line in lines if text in line], text

@@ -64,6 +64,8 @@ def convert(expr: str, source: DataType, target: DataType) -> str:
         return expr if source is DataType.Bool else f"({expr} != 0)"
     to = compute_type(target)
     if target.is_reduced_float:
+        if compute_type(source) != to:  # ints, bools and doubles round through fp32, as torch does
+            expr = f"{expr}.to({to})"
         return f"{round_down(expr, target)}.to({to})"
     return expr if compute_type(source) == to else f"{expr}.to({to})"
 

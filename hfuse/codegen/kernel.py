@@ -100,13 +100,13 @@ def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]
         f"def launch({names}):",
         '    """Checks every argument against the layout the kernel was generated for, then runs it."""',
         *checks,
-        f"    run({names})",
+        f"    return run({names})",
         "",
         "",
         "@_quietly",
         f"def run({names}):",
         '    """Runs the kernel on arguments already checked by an earlier launch() of the same layouts."""',
-        f"    {call}" if programs else "    return None",
+        f"    return {call}" if programs else "    return None",
     ]
     source = "\n".join(
         [

@@ -134,7 +134,7 @@ class RowReducer:
             self.body.fresh("cols"), f"({text}).to(tl.int64)" if self.wide else text, frozenset({axis}), scope
         )
         mask = frozenset()
-        if self.count % self.layout.cols:
+        if self.count % self.layout.cols or not self.count:  # reducing an empty dim reads nothing
             mask = frozenset(
                 {
                     self.body.define(

@@ -217,8 +217,10 @@ class Replay:
     def _resolve(self, attr: Any, record: Call) -> Any:
         if isinstance(attr, Scalar):
             return self._known_value(attr, record)
-        if isinstance(attr, tuple):
-            return tuple(self._resolve(item, record) for item in attr)
+        if isinstance(attr, tuple):  # a shape: nvFuser casts a Double extent such as 192 * (1 / 32) to Index
+            return tuple(
+                _whole(self._resolve(item, record)) if isinstance(item, Scalar) else item for item in attr
+            )
         return attr
 
     def _known_value(self, handle: Scalar, user: Call) -> Any:
@@ -241,6 +243,10 @@ class Replay:
     def _output(self, record: OutputRecord) -> None:
         alias = None if record.alias_input is None else self.values[record.alias_input.name]
         self.builder.add_output(self.values[record.value.name], alias, record.stride_order)
+
+
+def _whole(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def build(records: Sequence[Record], inputs: Sequence[Any] | None) -> Fusion:

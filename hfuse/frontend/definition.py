@@ -60,6 +60,22 @@ def _runtime_execute() -> Any:
 MAX_INPUT_KEYS = 64  # input layouts (and scalar values) remembered per definition
 
 
+def flat_inputs(inputs: Sequence[Any] | None) -> list[Any] | None:
+    """The inputs with each list or tuple (the values of a define_vector(n)) spread in place."""
+    if inputs is None:
+        return None
+    return [item for x in inputs for item in (x if isinstance(x, list | tuple) else (x,))]
+
+
+def _write_in_place(fusion: Fusion, inputs: Sequence[Any], results: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Outputs added with `alias_input` are written into that input and not returned, as nvFuser does."""
+    positions = {name: i for i, name in enumerate(fusion.inputs)}
+    for out, result in zip(fusion.outputs, results, strict=True):
+        if out.alias_input is not None:
+            inputs[positions[out.alias_input]].copy_(result)
+    return [r for r, out in zip(results, fusion.outputs, strict=True) if out.alias_input is None]
+
+
 def _inputs_key(inputs: Sequence[Any] | None) -> tuple | None:
     """Layouts, dtypes and devices of the tensors, types and values of the scalars: finer than the
     binding's `signature`, which leaves out the scalars that shape nothing, and much cheaper to make."""
@@ -154,7 +170,10 @@ class FusionDefinition:
         """define_tensor(shape, contiguity=None, dtype=DataType.Float, is_cpu=False, stride_order=None), or
         define_tensor(sizes, strides, dtype=DataType.Float, static_sizes=False, is_cpu=False).
 
-        Old spellings: symbolic_sizes= for shape=, contiguous= for contiguity=."""
+        Old spellings: symbolic_sizes= for shape=, contiguous= for contiguity=, and the 2022 form
+        define_tensor(ndims, dtype=DataType.Float, is_cpu=False): every extent symbolic, none contiguous."""
+        if args and legacy.is_int(args[0]) and args[0] >= 0:
+            args = ([-1] * args[0], None, *args[1:])
         renames = legacy.KEYWORD_RENAMES["define_tensor"]
         form = legacy.define_tensor_form(args, kwargs)
         bound = legacy.bind_call("fd.define_tensor", form, args, kwargs, renames, self._loc)
@@ -299,6 +318,7 @@ class FusionDefinition:
 
     def fusion(self, inputs: Sequence[Any] | None = None) -> Fusion:
         """The Fusion for these inputs (their extents and strides), built once per input signature."""
+        inputs = flat_inputs(inputs)
         fast_key = _inputs_key(inputs)
         fusion = self._by_inputs.get(fast_key)
         if fusion is None:
@@ -333,13 +353,13 @@ class FusionDefinition:
                 f"fd.execute: unknown keyword {', '.join(unknown)}; it takes inputs, device, profile, "
                 f"alias_outputs, backend and nvFuser's {', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
             )
-        inputs = list(inputs or [])
+        inputs = flat_inputs(inputs) or []
         fusion = self.fusion(inputs)
         if backend == "eager":
             from hfuse.reference import evaluate
 
             self._last = LastRun(backend, fusion, None, None)
-            return evaluate(fusion, inputs)
+            return _write_in_place(fusion, inputs, evaluate(fusion, inputs))
         outputs, fusion_profile, compiled = _runtime_execute()(
             fusion, inputs, backend=backend, alias_outputs=alias_outputs, profile=profile
         )
@@ -378,7 +398,8 @@ class FusionDefinition:
         if reference_outputs is None:
             from hfuse.reference import evaluate
 
-            reference_outputs = evaluate(self.fusion(list(inputs)), list(inputs))
+            inputs = flat_inputs(inputs)
+            reference_outputs = evaluate(self.fusion(inputs), inputs)
         if len(outputs) != len(reference_outputs):
             raise ValidationError(
                 f"fd.validate: {len(outputs)} outputs but {len(reference_outputs)} reference outputs"

@@ -11,11 +11,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 
 from hfuse import settings
+from hfuse.codegen.model import KernelSource
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, KernelError, UnsupportedError
 from hfuse.ir import Fusion, Output, Value
@@ -24,6 +25,7 @@ from hfuse.reference import evaluate
 from hfuse.runtime import BACKENDS, inductor
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
 from hfuse.runtime.kernel_cache import load_kernel
+from hfuse.runtime.launcher import KernelLauncher
 from hfuse.runtime.memory import check_run_memory, out_of_memory_error, run_bytes
 from hfuse.runtime.profile import build_profile
 from hfuse.runtime.profile_model import FusionProfile
@@ -31,6 +33,7 @@ from hfuse.runtime.timing import wall_ms
 from hfuse.runtime.validate import validate_outputs
 from hfuse.segment.model import Group, SchedulerKind
 
+T = TypeVar("T")
 Env = dict[str, Any]  # value name -> tensor or Python scalar
 Rerun = Callable[[], object]  # the segment's device work again, with the same arguments (for timing)
 Progress = Callable[[str], None]  # told each step of a run before it starts
@@ -236,31 +239,39 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
     assert kernel is not None, f"group {group.id} launches a kernel but has no generated source"
     module = load_kernel(kernel)
     outputs = [compiled.scheduled.value(name) for name in kernel.outputs]
+    scalars = {name for name in kernel.inputs if compiled.scheduled.value(name).is_scalar}
     device = run_device()
-    checked = False  # the first launch checks every argument's layout; the plan keeps those layouts
+    launcher = KernelLauncher(module, kernel.grid)
 
     def run(env: Env, poison: bool) -> Rerun:
-        nonlocal checked
         buffers = [_allocate(value, poison, device) for value in outputs]
-        args = [_launch_arg(env[name]) for name in kernel.inputs] + buffers
-        launch = getattr(module, "run", module.launch) if checked else module.launch
-
-        def relaunch() -> object:
-            try:
-                return launch(*args)
-            except Exception as err:
-                raise KernelError(
-                    f"kernel {kernel.name} (segment {group.id}) failed to launch "
-                    f"({type(err).__name__}: {err}). This is a code generation bug: report it with the "
-                    "fusion definition; backend='eager' runs the fusion with torch"
-                ) from err
-
-        relaunch()
-        checked = True
+        args = [_launch_arg(env[name]) if name in scalars else env[name] for name in kernel.inputs] + buffers
+        try:
+            relaunch = launcher(args)
+        except Exception as err:
+            raise _launch_error(kernel, err) from err
         env.update(zip(kernel.outputs, buffers, strict=True))
-        return relaunch
+        return _reported(kernel, relaunch)
 
     return Segment(group, run, kernel.name)
+
+
+def _reported(kernel: KernelSource, launch: Callable[[], T]) -> Callable[[], T]:
+    def reported() -> T:
+        try:
+            return launch()
+        except Exception as err:
+            raise _launch_error(kernel, err) from err
+
+    return reported
+
+
+def _launch_error(kernel: KernelSource, err: Exception) -> KernelError:
+    return KernelError(
+        f"kernel {kernel.name} (segment {kernel.group_id}) failed to launch "
+        f"({type(err).__name__}: {err}). This is a code generation bug: report it with the "
+        "fusion definition; backend='eager' runs the fusion with torch"
+    )
 
 
 def _torch_segment(fusion: Fusion, group: Group) -> Segment:
@@ -319,7 +330,7 @@ def _subfusion(fusion: Fusion, group: Group) -> Fusion:
 
 def _launch_arg(value: Any) -> Any:
     if isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type == "cpu":
-        return value.item()  # a CPU scalar tensor reaches the kernel as a Python number
+        return value.item()  # a scalar torch computed (a CPU tensor) reaches the kernel as a number
     return value
 
 

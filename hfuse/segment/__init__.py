@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion
-from hfuse.segment.graph import GroupGraph, make_group
+from hfuse.segment.graph import GroupGraph, is_copied_scalar, make_group
 from hfuse.segment.legality import Verdict, can_fuse, can_share_launch, fuse_verdict
 from hfuse.segment.merge import Merger, is_chain_link
 from hfuse.segment.model import (
@@ -48,7 +48,7 @@ def segment(fusion: Fusion, *, strategy: str = "hfuse", alias: Sequence[AliasInf
         outputs = tuple(a.output for a in aliases)
         note = "outputs are strided views of inputs: no data moves"
         groups.append(Group(0, SchedulerKind.ALIAS, tuple(alias_exprs), inputs, outputs, note=note))
-    rest = [e for e in fusion.exprs if e not in alias_exprs]
+    rest = [e for e in fusion.exprs if e not in alias_exprs and not is_copied_scalar(e, fusion)]
     groups += [make_group(len(groups) + i, [e], fusion) for i, e in enumerate(rest)]
     merger = Merger(groups, fusion)
     if strategy == "naive":

@@ -12,7 +12,7 @@ positions of the row, so it must read the value from global memory in another ke
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from hfuse.ir import Expr, Fusion, Op, Value
@@ -44,15 +44,19 @@ def fmt(value: Value) -> str:
     return f"{value.name} {list(value.shape)}" if value.is_tensor else value.name
 
 
-def group_outputs(exprs: Sequence[Expr], fusion: Fusion, readers: dict[str, list[Expr]]) -> list[str]:
-    """Values the exprs compute that a fusion output or an expr outside them needs."""
+def group_outputs(
+    exprs: Sequence[Expr], fusion: Fusion, readers: dict[str, list[Expr]], copied: Container[str] = ()
+) -> list[str]:
+    """Values the exprs compute that a fusion output or an expr outside them needs. `copied` scalars
+    are recomputed by every group that reads them: never written."""
     inside = set(exprs)
     fusion_outputs = set(fusion.output_names)
     return [
         name
         for e in exprs
         for name in e.outputs
-        if name in fusion_outputs or any(r not in inside for r in readers.get(name, ()))
+        if name in fusion_outputs
+        or (name not in copied and any(r not in inside for r in readers.get(name, ())))
     ]
 
 

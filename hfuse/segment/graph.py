@@ -24,13 +24,26 @@ class FusionIndex:
     values: dict[str, Value]
     position: dict[Expr, int]
     readers: dict[str, list[Expr]]
+    copied: dict[str, Expr]  # scalar value -> the scalar-only expr that every group reading it recomputes
     plans: dict[frozenset[int], Plan | Refusal] = field(default_factory=dict)  # by expr positions
 
     def plan(self, exprs: Sequence[Expr]) -> Plan | Refusal:
         key = frozenset(self.position[e] for e in exprs)
         if key not in self.plans:
-            self.plans[key] = analyze(exprs, self.fusion, group_outputs(exprs, self.fusion, self.readers))
+            outputs = group_outputs(exprs, self.fusion, self.readers, self.copied)
+            self.plans[key] = analyze(exprs, self.fusion, outputs)
         return self.plans[key]
+
+    def with_scalar_chains(self, exprs: Iterable[Expr]) -> tuple[Expr, ...]:
+        """`exprs` plus the copied scalar exprs they read, directly or through each other, in order."""
+        chosen = set(exprs)
+        stack = [name for e in chosen for name in e.inputs]
+        while stack:
+            producer = self.copied.get(stack.pop())
+            if producer is not None and producer not in chosen:
+                chosen.add(producer)
+                stack.extend(producer.inputs)
+        return tuple(sorted(chosen, key=self.position.__getitem__))
 
 
 _LAST_INDEX: list[FusionIndex] = []
@@ -46,16 +59,41 @@ def index_of(fusion: Fusion) -> FusionIndex:
         for name in dict.fromkeys(expr.inputs):
             readers.setdefault(name, []).append(expr)
     position = {e: i for i, e in enumerate(fusion.exprs)}
-    index = FusionIndex(fusion, fusion.value_map, position, readers)
+    index = FusionIndex(fusion, fusion.value_map, position, readers, _copied_scalars(fusion, readers))
     _LAST_INDEX[:] = [index]
     return index
 
 
+def _copied_scalars(fusion: Fusion, readers: dict[str, list[Expr]]) -> dict[str, Expr]:
+    """Scalar arithmetic (`reciprocal(S1)`, `S2 * S3`) is recomputed by each group that reads it, so
+    that no kernel has to write a scalar. Scalars that are fusion outputs or feed a torch op keep a
+    group of their own."""
+    values = fusion.value_map
+    outputs = set(fusion.output_names)
+    copied = {}
+    for expr in fusion.exprs:
+        names = (*expr.inputs, *expr.outputs)
+        if all(values[n].is_scalar for n in names) and not any(
+            n in outputs or any(r.op in TORCH_OPS for r in readers.get(n, ())) for n in expr.outputs
+        ):
+            copied.update(dict.fromkeys(expr.outputs, expr))
+    return copied
+
+
+def is_copied_scalar(expr: Expr, fusion: Fusion) -> bool:
+    """Whether `expr` is scalar arithmetic that the groups reading it recompute (no group of its own)."""
+    return bool(expr.outputs) and expr.outputs[0] in index_of(fusion).copied
+
+
 def make_group(gid: int, exprs: Iterable[Expr], fusion: Fusion, *, branches: tuple[Group, ...] = ()) -> Group:
     """A group of `exprs` with its inputs, outputs, kind and iteration space worked out.
-    With `branches` it is a HORIZONTAL group: those independent kernels in one launch."""
+    With `branches` it is a HORIZONTAL group: those independent kernels in one launch.
+    A kernel group also gets the scalar arithmetic it reads (see `_copied_scalars`)."""
     index = index_of(fusion)
-    ordered = tuple(sorted(set(exprs), key=index.position.__getitem__))
+    exprs = set(exprs)
+    single_torch_op = len(exprs) == 1 and next(iter(exprs)).op in TORCH_OPS
+    ordered = tuple(sorted(exprs, key=index.position.__getitem__)) if single_torch_op else None
+    ordered = ordered or index.with_scalar_chains(exprs)
     produced = {name for e in ordered for name in e.outputs}
     inputs = tuple(
         dict.fromkeys(
@@ -66,7 +104,7 @@ def make_group(gid: int, exprs: Iterable[Expr], fusion: Fusion, *, branches: tup
             and not (index.values[name].is_scalar and index.values[name].const is not None)
         )
     )
-    outputs = tuple(dict.fromkeys(group_outputs(ordered, fusion, index.readers)))
+    outputs = tuple(dict.fromkeys(group_outputs(ordered, fusion, index.readers, index.copied)))
     if branches:
         spaces = "; ".join(f"{b.kind.value} {b.space}" for b in branches)
         note = f"{len(branches)} independent kernels in one launch, the grid split among them: {spaces}"

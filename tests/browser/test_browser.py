@@ -4,15 +4,7 @@ Links, the code editor (a component) and graphviz rendering only happen in a bro
 also saved as a 1440x900 screenshot under artifacts/screenshots/.
 """
 
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -24,98 +16,9 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--headless",
-]
 SEED = get_example("qkv_split").text
-STARTUP_S = 90
 RUN_MS = 120_000
 DIAGRAM = "[data-testid='stGraphVizChart'] svg"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {server.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().strip() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise RuntimeError(
-        f"streamlit did not answer {url}/_stcore/health within {STARTUP_S} s:\n{log.read_text()}"
-    )
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    port = free_port()
-    folder = tmp_path_factory.mktemp("app")
-    env = {**os.environ, "HFUSE_LINK_DB": str(folder / "links.sqlite3")}
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--browser.gatherUsageStats",
-        "false",
-    ]
-    log = folder / "streamlit.log"
-    with log.open("w") as output:
-        server = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, server, log)
-        yield url
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("Debian chromium is not installed (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(60_000)
-    yield opened
-    context.close()
 
 
 def link(base: str, path: str = "", **params: str) -> str:

@@ -1,0 +1,336 @@
+"""Random small fusions of pointwise, layout and reduction ops, valid by construction.
+
+`fusions()` draws 1-3 tensor inputs (rank 1-4, float, half, bfloat16, int or bool; contiguous,
+permuted, gapped or expanded layouts), then 1-10 steps that each add an op (or a short normalization
+pattern) reading earlier values, and 1-3 outputs. Steps avoid what would make the reference itself
+ill-defined or flaky: no integer overflow, no float-to-int casts of computed values, no division by
+values near zero, no variance with a zero denominator.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from hypothesis import strategies as st
+from segment_cases import Builder
+
+from hfuse.codegen.kernel import largest_offset
+from hfuse.dtypes import DataType
+from hfuse.errors import DefinitionError
+from hfuse.infer_common import broadcast_extents
+from hfuse.ir import Fusion, Op, Value
+
+F32, BF16, F16 = DataType.Float, DataType.BFloat16, DataType.Half
+INT, INT32, BOOL = DataType.Int, DataType.Int32, DataType.Bool
+FLOAT_TYPES = (F32, BF16, F16)
+INPUT_TYPES = (F32, F32, BF16, F16, INT, INT32, BOOL)
+LAYOUTS = ("contiguous", "contiguous", "permuted", "gapped", "expanded")
+MAX_EXTENT = {1: 8, 2: 6, 3: 4, 4: 3}  # per rank, so that no tensor has many more than 100 elements
+MAX_NUMEL = 256
+EPS = 1e-5
+
+FLOAT_UNARY = (Op.EXP, Op.NEG, Op.SIN, Op.COS, Op.TANH, Op.ABS, Op.SIGMOID, Op.RELU, Op.SILU, Op.ERF)
+INT_UNARY = (Op.NEG, Op.ABS, Op.BITWISE_NOT)
+FLOAT_BINARY = (Op.ADD, Op.SUB, Op.MUL, Op.MAXIMUM, Op.MINIMUM)
+INT_BINARY = (Op.ADD, Op.SUB, Op.MAXIMUM, Op.MINIMUM, Op.BITWISE_AND, Op.BITWISE_XOR)
+BOOL_BINARY = (Op.LOGICAL_AND, Op.LOGICAL_OR, Op.NE)
+COMPARISONS = (Op.GT, Op.LE, Op.EQ, Op.NE)
+REDUCTIONS = (Op.SUM, Op.MAX, Op.MIN)
+
+Draw = Callable[[st.SearchStrategy[Any]], Any]
+
+
+def _layout_strides(draw: Draw, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Element strides of an input: row-major, dims in a random memory order, a gap after the
+    innermost dim, or one dim of stride 0 (an expanded tensor)."""
+    layout = draw(st.sampled_from(LAYOUTS))
+    rank = len(shape)
+    order = list(range(rank))
+    if layout == "permuted" and rank > 1:
+        order = list(draw(st.permutations(order)))
+    gap = draw(st.integers(1, 2)) if layout == "gapped" else 0
+    strides, running = [0] * rank, 1
+    for dim in reversed(order):
+        strides[dim] = running
+        running *= shape[dim] + (gap if dim == order[-1] else 0)
+    if layout == "expanded":
+        strides[draw(st.integers(0, rank - 1))] = 0
+    return tuple(strides)
+
+
+class _Grower:
+    """Adds random ops to a builder, each reading values of the pool and adding its results to it."""
+
+    def __init__(self, draw: Draw, b: Builder, pool: list[Value]) -> None:
+        self.draw, self.b, self.pool = draw, b, pool
+        self.inputs = {v.name for v in pool}
+        self.scalar_input: Value | None = None
+
+    # ---- helpers -------------------------------------------------------------------------------
+
+    def pick(self, options):
+        return self.draw(st.sampled_from(list(options)))
+
+    def dims(self, x: Value) -> list[int]:
+        return sorted(self.draw(st.sets(st.integers(0, x.rank - 1), min_size=1, max_size=x.rank)))
+
+    def numeric(self, x: Value) -> Value:
+        return self.b.cast(x, F32) if x.dtype is BOOL else x
+
+    def floating(self, x: Value) -> Value:
+        return x if x.dtype.is_float else self.b.cast(x, F32)
+
+    def partners(self, x: Value) -> list[Value]:
+        """Pool values that broadcast with `x` to a small shape of at least its rank."""
+        fitting = []
+        for v in self.pool:
+            try:
+                shape = broadcast_extents(Op.ADD, [x.shape, v.shape])
+            except DefinitionError:
+                continue
+            if len(shape) == x.rank and math.prod(shape) <= MAX_NUMEL:
+                fitting.append(v)
+        return fitting
+
+    def constant(self, x: Value) -> Value:
+        """A scalar of x's category: a constant, or now and then the fusion's symbolic scalar input."""
+        if x.dtype.is_int:
+            return self.b.const(self.pick((1, -2, 3)), INT)
+        if self.draw(st.integers(0, 4)) == 0:
+            if self.scalar_input is None:
+                self.scalar_input = self.b.define_scalar(DataType.Double)
+            return self.scalar_input
+        return self.b.const(self.pick((0.5, -1.25, 2.0)))
+
+    def bcast_back(self, stat: Value, x: Value, dims: list[int], keepdim: bool) -> Value:
+        if keepdim:
+            return stat
+        return self.b.bcast(stat, x.shape, [d for d in range(x.rank) if d not in dims])
+
+    # ---- steps ---------------------------------------------------------------------------------
+
+    def grow(self) -> None:
+        x = self.pick(self.pool)
+        kinds = ["unary", "scalar", "cast", "binary", "ternary"]
+        if x.dtype is not BOOL:
+            kinds.append("compare")
+        if x.rank:
+            kinds += ["reduce", "mean", "var_mean", "normalize", "normalize", "slice", "pad", "cat", "reshape"]
+        if x.rank > 1:
+            kinds.append("permute")
+        if 1 in x.shape:
+            kinds += ["squeeze", "expand"]
+        if x.rank < 4 and x.numel * 3 <= MAX_NUMEL:
+            kinds += ["broadcast_in_dim", "broadcast"]
+        made = getattr(self, self.pick(kinds))(x)
+        self.pool.extend(made)
+
+    def unary(self, x: Value) -> list[Value]:
+        if x.dtype is BOOL:
+            return [self.b.op(Op.LOGICAL_NOT, x)]
+        return [self.b.op(self.pick(INT_UNARY if x.dtype.is_int else FLOAT_UNARY), x)]
+
+    def scalar(self, x: Value) -> list[Value]:
+        x = self.numeric(x)
+        ops = INT_BINARY[:4] if x.dtype.is_int else (*FLOAT_BINARY, Op.DIV)
+        return [self.b.op(self.pick(ops), x, self.constant(x))]
+
+    def cast(self, x: Value) -> list[Value]:
+        if x.dtype.is_float:
+            targets = [t for t in FLOAT_TYPES if t is not x.dtype] + [BOOL]
+            if x.name in self.inputs:  # finite values: a cast to int is well defined
+                targets += [INT, INT32]
+        elif x.dtype.is_int:
+            targets = [*FLOAT_TYPES, INT32 if x.dtype is INT else INT, BOOL]
+        else:
+            targets = [F32, INT]
+        return [self.b.cast(x, self.pick(targets))]
+
+    def compare(self, x: Value) -> list[Value]:
+        return [self.b.op(self.pick(COMPARISONS), x, self.b.const(0, INT if x.dtype.is_int else DataType.Double))]
+
+    def binary(self, x: Value) -> list[Value]:
+        y = self.pick(self.partners(x))
+        if x.dtype is BOOL and y.dtype is BOOL:
+            return [self.b.op(self.pick(BOOL_BINARY), x, y)]
+        x, y = self.numeric(x), self.numeric(y)
+        if x.dtype.is_int and y.dtype.is_int:
+            return [self.b.op(self.pick(INT_BINARY), x, y)]
+        if self.draw(st.booleans()):  # a denominator kept away from zero
+            denominator = self.b.op(Op.ADD, self.b.op(Op.ABS, y), self.b.const(1.0))
+            return [self.b.op(Op.DIV, x, denominator)]
+        return [self.b.op(self.pick(FLOAT_BINARY), x, y)]
+
+    def ternary(self, x: Value) -> list[Value]:
+        kind = self.pick(("where", "clamp", "lerp", "addcmul"))
+        y = self.pick(self.partners(x))
+        if kind == "where":
+            conditions = [v for v in self.partners(x) if v.dtype is BOOL]
+            if conditions:
+                condition = self.pick(conditions)
+            else:
+                condition = self.b.op(Op.GT, self.numeric(x), self.b.const(0.0))
+            other = y if self.draw(st.booleans()) else self.b.const(-2.0)
+            return [self.b.op(Op.WHERE, condition, x, other)]
+        x = self.numeric(x)
+        if kind == "clamp":
+            low, high = (-1, 2) if x.dtype.is_int else (-0.75, 1.5)
+            kind_of = INT if x.dtype.is_int else DataType.Double
+            return [self.b.op(Op.CLAMP, x, self.b.const(low, kind_of), self.b.const(high, kind_of))]
+        x, y = self.floating(x), self.floating(y)
+        if kind == "lerp":
+            return [self.b.op(Op.LERP, x, y, self.b.const(0.25))]
+        z = self.floating(self.pick(self.partners(x)))
+        return [self.b.op(Op.ADDCMUL, x, y, z, self.b.const(self.pick((0.5, -2.0))))]
+
+    def reduce(self, x: Value) -> list[Value]:
+        x = self.numeric(x)
+        return [self.b.op(self.pick(REDUCTIONS), x, dims=self.dims(x), keepdim=self.draw(st.booleans()))]
+
+    def mean(self, x: Value) -> list[Value]:
+        x, dims = self.floating(x), self.dims(x)
+        total = self.b.sum(x, dims, keepdim=self.draw(st.booleans()))
+        return [self.b.op(Op.DIV, total, self.b.const(float(math.prod(x.shape[d] for d in dims))))]
+
+    def var_mean(self, x: Value) -> list[Value]:
+        x, dims = self.floating(x), self.dims(x)
+        count = math.prod(x.shape[d] for d in dims)
+        correction = self.draw(st.integers(0, 1)) if count > 1 else 0
+        keepdim = self.draw(st.booleans())
+        attrs = {"dims": dims, "correction": correction, "keepdim": keepdim}
+        return list(self.b.add(Op.VAR_MEAN, [x], attrs))
+
+    def normalize(self, x: Value) -> list[Value]:
+        """softmax, centering, standardization or RMS scaling over random dims, the statistics
+        broadcast back over the reduced dims (kept as size-1 dims or re-inserted)."""
+        b, x, dims = self.b, self.floating(x), self.dims(x)
+        keepdim = self.draw(st.booleans())
+        count = b.const(float(math.prod(x.shape[d] for d in dims)))
+        pattern = self.pick(("softmax", "center", "standardize", "rms"))
+        if pattern == "softmax":
+            peak = b.op(Op.MAX, x, dims=dims, keepdim=keepdim)
+            e = b.op(Op.EXP, b.op(Op.SUB, x, self.bcast_back(peak, x, dims, keepdim)))
+            total = b.sum(e, dims, keepdim)
+            return [total, b.op(Op.DIV, e, self.bcast_back(total, x, dims, keepdim))]
+        if pattern == "center":
+            mean = b.op(Op.DIV, b.sum(x, dims, keepdim), count)
+            return [mean, b.op(Op.SUB, x, self.bcast_back(mean, x, dims, keepdim))]
+        if pattern == "standardize":
+            attrs = {"dims": dims, "correction": 0, "keepdim": keepdim}
+            var, mean = b.add(Op.VAR_MEAN, [x], attrs)
+            rstd = b.op(Op.RSQRT, b.op(Op.ADD, var, b.const(EPS)))
+            centered = b.op(Op.SUB, x, self.bcast_back(mean, x, dims, keepdim))
+            return [rstd, b.op(Op.MUL, centered, self.bcast_back(rstd, x, dims, keepdim))]
+        mean_square = b.op(Op.DIV, b.sum(b.op(Op.MUL, x, x), dims, keepdim), count)
+        rstd = b.op(Op.RSQRT, b.op(Op.ADD, mean_square, b.const(EPS)))
+        return [b.op(Op.MUL, x, self.bcast_back(rstd, x, dims, keepdim))]
+
+    def slice(self, x: Value) -> list[Value]:
+        starts = [self.draw(st.integers(0, n - 1)) for n in x.shape]
+        ends = [self.draw(st.integers(s + 1, n)) for s, n in zip(starts, x.shape, strict=True)]
+        return [self.b.slice(x, starts, ends)]
+
+    def pad(self, x: Value) -> list[Value]:
+        x = self.numeric(x)
+        widths = []
+        for dim in reversed(range(x.rank - self.draw(st.integers(1, x.rank)), x.rank)):
+            low = self.draw(st.integers(-1 if x.shape[dim] > 1 else 0, 2))
+            high = self.draw(st.integers(-1 if x.shape[dim] + low > 1 else 0, 2))
+            widths += [low, high]
+        grown = math.prod(x.shape) * math.prod(1 + max(w, 0) for w in widths)
+        if grown > MAX_NUMEL:
+            widths = [min(w, 0) for w in widths]
+        value = self.b.const(self.pick((0, 3)), INT) if x.dtype.is_int else self.b.const(self.pick((0.0, -1.5)))
+        return [self.b.op(Op.PAD, x, value, pad_widths=widths)]
+
+    def cat(self, x: Value) -> list[Value]:
+        dim = self.draw(st.integers(0, x.rank - 1))
+        fits = [
+            v
+            for v in self.pool
+            if v.rank == x.rank and all(a == b for d, (a, b) in enumerate(zip(v.shape, x.shape)) if d != dim)
+        ]
+        parts = [x, *self.draw(st.lists(st.sampled_from(fits), min_size=1, max_size=2))]
+        if sum(p.numel for p in parts) > MAX_NUMEL:
+            parts = [x, x]
+        if {p.dtype is BOOL for p in parts} == {True, False}:
+            parts = [self.numeric(p) for p in parts]
+        return [self.b.op(Op.CAT, *parts, dim=dim)]
+
+    def reshape(self, x: Value) -> list[Value]:
+        shapes = [(x.numel,)]
+        for d in range(x.rank - 1):  # merge two neighbouring dims
+            shapes.append((*x.shape[:d], x.shape[d] * x.shape[d + 1], *x.shape[d + 2 :]))
+        if x.rank < 4:  # split a dim in two
+            for d, factor in itertools.product(range(x.rank), (2, 3)):
+                if x.shape[d] % factor == 0 and x.shape[d] > factor:
+                    shapes.append((*x.shape[:d], factor, x.shape[d] // factor, *x.shape[d + 1 :]))
+        return [self.b.op(Op.RESHAPE, x, new_shape=list(self.pick(shapes)))]
+
+    def permute(self, x: Value) -> list[Value]:
+        return [self.b.op(Op.PERMUTE, x, dims=list(self.draw(st.permutations(range(x.rank)))))]
+
+    def squeeze(self, x: Value) -> list[Value]:
+        ones = [d for d, n in enumerate(x.shape) if n == 1]
+        return [self.b.op(Op.SQUEEZE, x, dims=sorted(self.draw(st.sets(st.sampled_from(ones), min_size=1))))]
+
+    def expand(self, x: Value) -> list[Value]:
+        shape = [self.draw(st.integers(2, 3)) if n == 1 else n for n in x.shape]
+        if math.prod(shape) > MAX_NUMEL:
+            shape = list(x.shape)
+        return [self.b.op(Op.EXPAND, x, shape=shape)]
+
+    def broadcast_in_dim(self, x: Value) -> list[Value]:
+        where = self.draw(st.integers(0, x.rank))
+        shape = [*x.shape[:where], self.draw(st.integers(1, 3)), *x.shape[where:]]
+        kept = [d for d in range(x.rank + 1) if d != where]
+        return [self.b.bcast(x, shape, kept)]
+
+    def broadcast(self, x: Value) -> list[Value]:
+        where = self.draw(st.integers(0, x.rank))
+        flags = [d == where for d in range(x.rank + 1)]
+        return [self.b.op(Op.BROADCAST, x, is_broadcast_dim=flags)]
+
+
+@st.composite
+def fusions(draw: Draw) -> Fusion:
+    b = Builder()
+    pool = []
+    for _ in range(draw(st.integers(1, 3))):
+        rank = draw(st.integers(1, 4))
+        shape = tuple(draw(st.integers(1, MAX_EXTENT[rank])) for _ in range(rank))
+        pool.append(b.define_tensor(shape, draw(st.sampled_from(INPUT_TYPES)), _layout_strides(draw, shape)))
+    grower = _Grower(draw, b, pool)
+    inputs = len(pool)
+    for _ in range(draw(st.integers(1, 10))):
+        grower.grow()
+    made = pool[inputs:]
+    others = draw(st.lists(st.sampled_from(made), max_size=2, unique_by=lambda v: v.name))
+    for value in dict.fromkeys([made[-1], *others]):
+        b.add_output(value)
+    return b.build()
+
+
+def random_inputs(fusion: Fusion, seed: int) -> list[Any]:
+    """Fresh inputs laid out with each input's strides: normal floats, small ints, random bools.
+    A symbolic scalar gets a number drawn from the same seed."""
+    generator = torch.Generator().manual_seed(seed)
+    inputs: list[Any] = []
+    for name in fusion.inputs:
+        value = fusion.value(name)
+        if value.is_scalar:
+            inputs.append(round(float(torch.rand((), generator=generator)) * 4 - 2, 3))
+            continue
+        size = largest_offset(value) + 1
+        if value.dtype.is_float:
+            storage = torch.randn(size, generator=generator).to(value.dtype.torch)
+        elif value.dtype is BOOL:
+            storage = torch.rand(size, generator=generator) > 0.5
+        else:
+            storage = torch.randint(-4, 5, (size,), generator=generator).to(value.dtype.torch)
+        inputs.append(storage.as_strided(value.shape, value.strides))
+    return inputs
