@@ -55,7 +55,7 @@ def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list
     from hfuse.bench_measure import candidates, check, measure
     from hfuse.loader import load
     from hfuse.reference import evaluate
-    from hfuse.runtime.validate import reduction_size
+    from hfuse.tolerance import reduction_size
 
     torch._dynamo.reset()  # a fresh torch.compile cache per case: no recompile limit across cases
     script = load(text, device="cuda")

@@ -209,7 +209,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _compare_with_reference(fusion: Fusion, inputs: Sequence[Any], outputs: Sequence[Any]) -> Comparison:
     from hfuse.reference import evaluate
-    from hfuse.runtime.validate import reduction_size
+    from hfuse.tolerance import reduction_size
 
     returned = [i for i, out in enumerate(fusion.outputs) if out.alias_input is None]  # as execute returns
     expected = evaluate(fusion, list(inputs))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from hfuse.dtypes import DataType
+from hfuse.ir import Family, Fusion
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,3 +174,21 @@ def assert_close(
     result = compare(actual, expected, dtype or _dtype_of(expected), reduction_size)
     if not result.ok:
         raise AssertionError(result.message)
+
+
+def reduction_size(fusion: Fusion, name: str) -> int:
+    """The most elements any one result element of `name` sums up on its way (widens float tolerances)."""
+    producers = {out: expr for expr in fusion.exprs for out in expr.outputs}
+    largest, seen, stack = 1, set(), [name]
+    while stack:
+        expr = producers.get(stack.pop())
+        if expr is None or expr in seen:
+            continue
+        seen.add(expr)
+        shape = fusion.value(expr.inputs[0]).shape if expr.inputs else ()
+        if expr.op.family in (Family.REDUCTION, Family.VAR):
+            largest = max(largest, math.prod(shape[d] for d in expr.attr("dims", ())))
+        elif expr.op.family in (Family.SCAN, Family.MATMUL) and shape:
+            largest = max(largest, shape[expr.attr("dim", -1)])
+        stack.extend(expr.inputs)
+    return largest

@@ -306,10 +306,12 @@ def fusions(draw: Draw) -> Fusion:
         pool.append(b.define_tensor(shape, draw(st.sampled_from(INPUT_TYPES)), _layout_strides(draw, shape)))
     grower = _Grower(draw, b, pool)
     inputs = len(pool)
-    for _ in range(draw(st.integers(1, 10))):
+    for _ in range(draw(st.sampled_from(range(1, 11)))):
         grower.grow()
     made = pool[inputs:]
-    others = draw(st.lists(st.sampled_from(made), max_size=2, unique_by=lambda v: v.name))
+    read = {name for e in b.build().exprs for name in e.inputs}
+    unread = [v for v in made[:-1] if v.name not in read]  # outputs there keep more exprs alive
+    others = draw(st.lists(st.sampled_from(unread or made), max_size=2, unique_by=lambda v: v.name))
     for value in dict.fromkeys([made[-1], *others]):
         b.add_output(value)
     return b.build()

@@ -13,8 +13,7 @@ from hfuse.ir import Fusion
 from hfuse.pipeline import Compiled
 from hfuse.reference import evaluate
 from hfuse.runtime import clear_cache, execute
-from hfuse.runtime.validate import reduction_size
-from hfuse.tolerance import compare
+from hfuse.tolerance import compare, reduction_size
 
 # (backend, alias_outputs): hfuse with views of inputs served without kernels, hfuse with every
 # output computed, and one kernel per op chain.

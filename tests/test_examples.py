@@ -3,7 +3,6 @@ examples build their fusions at their real sizes without allocating their inputs
 
 from __future__ import annotations
 
-import math
 import re
 
 import pytest
@@ -12,7 +11,6 @@ from example_oracles import ORACLES
 import hfuse.examples as gallery
 from hfuse.errors import HfuseError
 from hfuse.examples import get_example, list_examples
-from hfuse.ir import Family
 
 SUITE = (
     "qkv_split", "layernorm", "layernorm_bf16", "rmsnorm", "softmax", "attention_softmax", "transpose_cast",
@@ -86,30 +84,18 @@ def test_the_seed_is_the_issue_repro():
     assert seed.count("fd.ops.permute(") == 3
 
 
-def largest_reduction(fusion) -> int:
-    """The most elements any reduction or matmul of the fusion sums (widens float tolerances)."""
-    sizes = [1]
-    for expr in fusion.exprs:
-        shape = fusion.value(expr.inputs[0]).shape if expr.inputs else ()
-        if expr.op.family in (Family.REDUCTION, Family.VAR):
-            sizes.append(math.prod(shape[d] for d in expr.attr("dims")))
-        elif expr.op.family is Family.MATMUL:
-            sizes.append(shape[-1])
-    return max(sizes)
-
-
 @pytest.mark.parametrize("example", SMALL, ids=[e.name for e in SMALL])
 def test_small_example_matches_torch(example):
     from hfuse import load, reference
-    from hfuse.tolerance import assert_close
+    from hfuse.tolerance import assert_close, reduction_size
 
     script = load(example.text, device="cpu")
     expected = ORACLES[example.name](*script.inputs)
     actual = reference.evaluate(script.fusion, script.inputs)
     assert len(actual) == len(expected)
-    for got, want in zip(actual, expected, strict=True):
+    for got, want, out in zip(actual, expected, script.fusion.outputs, strict=True):
         assert tuple(got.shape) == tuple(want.shape)
-        assert_close(got, want, reduction_size=largest_reduction(script.fusion))
+        assert_close(got, want, reduction_size=reduction_size(script.fusion, out.name))
 
 
 SIZED = [(subset, name) for subset in ("nanogpt", "large") for name in SUITE]

@@ -8,7 +8,9 @@ and stay [ROWS, 1], so using a row statistic in a later elementwise op broadcast
   used by several reductions and by the outputs is loaded once (softmax, layer norm, RMS norm).
 - Looped (longer rows): each reduction is a loop over column blocks into a [ROWS, COLS]
   accumulator, and the full-shape outputs are a last loop. Row statistics are hoisted out of the
-  loops that use them, so softmax is three passes (max, sum of exp, write) and a norm two or three.
+  loops that use them, so a norm is two or three passes. A row max M of x with the sum of exp(x - M)
+  is one online pass (the sum is rescaled whenever the running max grows), so softmax and
+  log-softmax read a long row twice (statistics, write) instead of three times.
 - Outer reductions (the kept dims are contiguous in memory): ROWS is wide so each column step
   loads contiguous rows; Triton's coalescing follows the contiguous axis of the tile.
 - Full reductions (no kept dims): one program loops over everything (a single launch, no atomics).
@@ -110,6 +112,7 @@ class RowReducer:
         self.count = math.prod(shape[d] for d in dims)
         self.column_axes: set[str] = set()
         self._persistent: Columns | None = None
+        self._online: dict[tuple[Expr, Expr], dict[str, str]] = {}  # (max, sum) -> both results
 
     @contextmanager
     def columns(self) -> Iterator[Columns]:
@@ -168,6 +171,12 @@ class RowReducer:
                 "keep that use in another kernel"
             )
         rows = dict(zip(kept, positions, strict=True))
+        if not self.layout.persistent:
+            pair = softmax_pair(expr, lowering)
+            if pair is not None:
+                if pair not in self._online:  # the other of the pair may be used at other dims first
+                    self._online[pair] = self._online_max_sum(lowering, *pair, rows)
+                return self._online[pair]
         element = lambda full: lowering.value(source.name, full)  # noqa: E731
         out = lowering.values[expr.outputs[0]]
         hint = out.name.lower()
@@ -193,6 +202,50 @@ class RowReducer:
         denominator = max(self.count - expr.attr("correction"), 0)
         var = lowering.assign(f"{m2} / {float(denominator)}", "var")
         return dict(zip(expr.outputs, (var, mean), strict=False))
+
+    def _online_max_sum(self, lowering: Lowering, row_max: Expr, exp_sum: Expr, rows: dict[int, str]):
+        """M = max(x) and S = sum(exp(x - M)) over each row in one loop: per column block, the running max
+        grows to m' and the running sum becomes S * exp(m - m') + sum(exp(x - m'))."""
+        body, layout = self.body, self.layout
+        source = lowering.values[row_max.inputs[0]]
+        shape = f"[{layout.rows}, 1]"
+        running_max = body.define(
+            body.fresh("row_max"), f'tl.full({shape}, float("-inf"), tl.float32)', frozenset(), body.top
+        )
+        running_sum = body.define(
+            body.fresh("row_sum"), f"tl.zeros({shape}, tl.float32)", frozenset(), body.top
+        )
+        with self.columns() as columns:
+            full = self.full_index(columns, rows)
+            value = convert(lowering.value(source.name, full), source.dtype, DataType.Float)
+            mask = lowering.mask_text(full.mask)
+            if mask:
+                value = f'tl.where({mask}, {value}, float("-inf"))'
+            x = lowering.assign(value, "x")
+            grown = lowering.assign(f"tl.maximum({running_max}, tl.max({x}, axis=1)[:, None])", "grown")
+            # a row with nothing above -inf yet subtracts 0, so its sum stays 0 rather than nan
+            shift = lowering.assign(f'tl.where({grown} == float("-inf"), 0.0, {grown})', "shift")
+            block_sum = lowering.assign(f"tl.sum(tl.exp({x} - {shift}), axis=1)[:, None]", "block_sum")
+            body.statement(
+                f"{running_sum} = {running_sum} * tl.exp({running_max} - {shift}) + {block_sum}",
+                columns.scope,
+            )
+            body.statement(f"{running_max} = {grown}", columns.scope)
+        # exp(-inf - -inf) is nan in the reference: a row of -inf sums to nan there too
+        total = lowering.assign(
+            f'tl.where({running_max} == float("-inf"), float("nan"), {running_sum})',
+            exp_sum.outputs[0].lower(),
+            describe(exp_sum),
+        )
+        max_out, sum_out = lowering.values[row_max.outputs[0]], lowering.values[exp_sum.outputs[0]]
+        max_acc = _accumulator(Op.MAX, source.dtype, max_out.dtype)
+        found_max = convert(running_max, DataType.Float, max_acc)
+        return {
+            max_out.name: lowering.assign(convert(found_max, max_acc, max_out.dtype), max_out.name.lower()),
+            sum_out.name: lowering.assign(
+                convert(total, DataType.Float, sum_out.dtype), sum_out.name.lower()
+            ),
+        }
 
     def _accumulate(
         self,
@@ -227,6 +280,44 @@ class RowReducer:
             )
             body.statement(f"{total} = {_COMBINE[op].format(total, value)}", columns.scope)
         return lowering.assign(f"{_REDUCE[op].format(total)}[:, None]", hint, comment)
+
+
+_BROADCASTS = (Op.BROADCAST_IN_DIM, Op.BROADCAST, Op.EXPAND)
+_FULL_FLOATS = (DataType.Float, DataType.Double)
+
+
+def softmax_pair(expr: Expr, lowering: Lowering) -> tuple[Expr, Expr] | None:
+    """(M = max(x), sum(exp(x - M))) when `expr` is either of such a pair in the group, with the
+    subtraction and exp in a full-precision float (an online sum rounds no differently), else None."""
+    producers = lowering.producers
+    if expr.op is Op.MAX:
+        sums = (e for e in producers.values() if e.op is Op.SUM and _max_under_exp_sum(e, lowering) is expr)
+        found = next(sums, None)
+        return (expr, found) if found is not None else None
+    if expr.op is Op.SUM:
+        row_max = _max_under_exp_sum(expr, lowering)
+        return (row_max, expr) if row_max is not None else None
+    return None
+
+
+def _max_under_exp_sum(exp_sum: Expr, lowering: Lowering) -> Expr | None:
+    """M when `exp_sum` is sum(exp(x - broadcast(M))) with M = max(x) over the same dims, else None."""
+    producers, values = lowering.producers, lowering.values
+    exp = producers.get(exp_sum.inputs[0])
+    diff = producers.get(exp.inputs[0]) if exp is not None and exp.op is Op.EXP else None
+    if diff is None or diff.op is not Op.SUB:
+        return None
+    x, subtracted = diff.inputs
+    row_max = producers.get(subtracted)
+    while row_max is not None and row_max.op in _BROADCASTS:
+        row_max = producers.get(row_max.inputs[0])
+    if row_max is None or row_max.op is not Op.MAX or row_max.inputs[0] != x:
+        return None
+    if tuple(sorted(row_max.attr("dims", ()))) != tuple(sorted(exp_sum.attr("dims", ()))):
+        return None
+    if any(values[e.outputs[0]].dtype not in _FULL_FLOATS for e in (diff, exp)):
+        return None
+    return row_max
 
 
 def _accumulator(op: Op, source: DataType, out: DataType) -> DataType:
@@ -307,8 +398,8 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
         lowering.store(name, Index(positions, row_mask), spread=row)
     if full_outputs:
         with reducer.columns() as columns:
-            for name in full_outputs:
-                lowering.store(name, reducer.full_index(columns))
+            for name in full_outputs:  # all extents 1 (one row, one column): the row spreads the address
+                lowering.store(name, reducer.full_index(columns), spread=row)
     form = "persistent" if layout.persistent else "looped"
     return [
         Part(

@@ -27,8 +27,7 @@ from hfuse.runtime.device import has_cuda
 from hfuse.runtime.executor import execute
 from hfuse.runtime.memory import check_free_device_memory, out_of_memory_error, tensor_bytes
 from hfuse.runtime.profile_model import FusionProfile
-from hfuse.runtime.validate import reduction_size
-from hfuse.tolerance import compare
+from hfuse.tolerance import compare, reduction_size
 
 Progress = Callable[[str], None]
 PREVIEW_ELEMENTS = 8  # leading elements of each output sent back

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 
 from hfuse.errors import ValidationError
-from hfuse.ir import Family, Fusion
 from hfuse.pipeline import Compiled
 from hfuse.reference import evaluate
 from hfuse.segment.model import Group
-from hfuse.tolerance import compare
+from hfuse.tolerance import compare, reduction_size
 
 
 def validate_outputs(compiled: Compiled, inputs: Sequence[Any], results: Sequence[torch.Tensor]) -> float:
@@ -35,24 +33,6 @@ def validate_outputs(compiled: Compiled, inputs: Sequence[Any], results: Sequenc
             )
         worst = max(worst, comparison.max_abs_error)
     return worst
-
-
-def reduction_size(fusion: Fusion, name: str) -> int:
-    """The most elements any one result element of `name` sums up on its way (widens float tolerances)."""
-    producers = {out: expr for expr in fusion.exprs for out in expr.outputs}
-    largest, seen, stack = 1, set(), [name]
-    while stack:
-        expr = producers.get(stack.pop())
-        if expr is None or expr in seen:
-            continue
-        seen.add(expr)
-        shape = fusion.value(expr.inputs[0]).shape if expr.inputs else ()
-        if expr.op.family in (Family.REDUCTION, Family.VAR):
-            largest = max(largest, math.prod(shape[d] for d in expr.attr("dims", ())))
-        elif expr.op.family in (Family.SCAN, Family.MATMUL) and shape:
-            largest = max(largest, shape[expr.attr("dim", -1)])
-        stack.extend(expr.inputs)
-    return largest
 
 
 def _writer(compiled: Compiled, group: Group | None) -> str:

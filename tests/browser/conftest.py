@@ -63,6 +63,8 @@ def app_url(tmp_path_factory):
         str(port),
         "--browser.gatherUsageStats",
         "false",
+        "--server.fileWatcherType",
+        "none",  # edits to the sources during a test must not rerun the sessions
     ]
     log = folder / "streamlit.log"
     with log.open("w") as output:

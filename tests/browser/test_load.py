@@ -148,6 +148,9 @@ async def session(browser, url: str, i: int, barrier: asyncio.Barrier) -> dict:
         figures["exceptions"] = await page.locator("[data-testid='stException']").count()
         figures["dialogs"] = dialogs
         return figures
+    except Exception:
+        await page.screenshot(path=str(REPORT.parent / f"failed_session_{i}.png"))
+        raise
     finally:
         await context.close()
 
@@ -165,6 +168,7 @@ async def all_sessions(url: str, launch: dict) -> list[dict]:
 
 
 def test_eight_sessions_edit_and_run_at_once(app_url, chromium_launch):
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
     health = HealthPoller(app_url)
     health.start()
     start = time.monotonic()
@@ -197,7 +201,6 @@ def test_eight_sessions_edit_and_run_at_once(app_url, chromium_launch):
         },
         "per_session": results,
     }
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(json.dumps(figures, indent=2))
     print(json.dumps({k: v for k, v in figures.items() if k != "per_session"}, indent=2))
 

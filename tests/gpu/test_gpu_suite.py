@@ -10,9 +10,8 @@ from hfuse.examples import list_examples
 from hfuse.loader import load
 from hfuse.reference import evaluate
 from hfuse.runtime import clear_cache, execute
-from hfuse.runtime.validate import reduction_size
 from hfuse.segment.model import SchedulerKind
-from hfuse.tolerance import compare
+from hfuse.tolerance import compare, reduction_size
 
 pytestmark = pytest.mark.gpu
 
