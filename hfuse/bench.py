@@ -46,8 +46,10 @@ class Row:
 @dataclass(frozen=True, slots=True)
 class FirstCall:
     case: str
-    cold_ms: float  # empty HFUSE_CACHE_DIR and Triton cache
-    warm_ms: float  # a new process over the same caches
+    cold_ms: float  # host time of the first fd.execute, with an empty HFUSE_CACHE_DIR and Triton cache
+    cold_compile_ms: float  # the part compiling the fusion and its kernels
+    warm_ms: float  # the same in a new process over the same caches
+    warm_compile_ms: float  # the part compiling the fusion and loading its kernels from the caches
 
 
 def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list[Row], tuple[str, ...]]:
@@ -102,18 +104,26 @@ def first_calls(cases: Sequence[str]) -> list[FirstCall]:
         with tempfile.TemporaryDirectory() as folder:
             env = {**os.environ, "HFUSE_CACHE_DIR": f"{folder}/hfuse", "TRITON_CACHE_DIR": f"{folder}/triton"}
             cold, warm = (_first_call_in_new_process(name, subset, env) for _ in range(2))
-        found.append(FirstCall(case, round(cold, 1), round(warm, 1)))
+        found.append(
+            FirstCall(
+                case,
+                round(cold["host_ms"], 1),
+                round(cold["compile_ms"], 1),
+                round(warm["host_ms"], 1),
+                round(warm["compile_ms"], 1),
+            )
+        )
     return found
 
 
-def _first_call_in_new_process(name: str, subset: str, env: dict[str, str]) -> float:
+def _first_call_in_new_process(name: str, subset: str, env: dict[str, str]) -> dict[str, float]:
     done = subprocess.run(
         [sys.executable, "-m", "hfuse.bench", "--first-call", f"{subset}/{name}"],
         capture_output=True, text=True, env=env, timeout=300, check=False,
     )  # fmt: skip
     if done.returncode != 0:
         raise HfuseError(f"first call of {subset}/{name} failed: {done.stderr.strip()[-400:]}")
-    return float(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def nominal_peak_gbs() -> float:
@@ -165,12 +175,15 @@ def to_markdown(
     if firsts:
         lines += [
             "",
-            "### First fd.execute in a new process (ms)",
+            "### First fd.execute in a new process: host ms (of which compile or cache load)",
             "",
             "| case | cold caches | warm caches |",
+            "| --- | ---: | ---: |",
         ]
-        lines += ["| --- | ---: | ---: |"] + [
-            f"| {f.case} | {f.cold_ms:.0f} | {f.warm_ms:.1f} |" for f in firsts
+        lines += [
+            f"| {f.case} | {f.cold_ms:.0f} ({f.cold_compile_ms:.0f}) | "
+            f"{f.warm_ms:.1f} ({f.warm_compile_ms:.1f}) |"
+            for f in firsts
         ]
     lines += [""] + [f"FAILED {failure}" for failure in failures]
     return "\n".join(lines) + "\n"
@@ -228,17 +241,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("hfuse bench needs a CUDA GPU: none is visible", file=sys.stderr)
         return 2
     if args.first_call:
-        from hfuse.bench_measure import first_call_ms
+        from hfuse.bench_measure import first_call
 
         subset, name = args.first_call.split("/")
-        print(f"{first_call_ms(name, subset):.3f}")
+        print(json.dumps(first_call(name, subset)))
         return 0
     subsets = {"small": ["nanogpt"], "large": ["large"], "all": ["nanogpt", "large"]}[args.sizes]
     cases = [(subset, ex) for subset in subsets for ex in list_examples(subset)]
     if args.only:
         cases = [(s, ex) for s, ex in cases if ex.name in args.only]
+    from hfuse.bench_measure import warm_up_gpu
+
     peak = nominal_peak_gbs()
     header = _header(peak)
+    warm_up_gpu()
     rows: list[Row] = []
     failures: list[str] = []
     for index, (subset, example) in enumerate(cases):

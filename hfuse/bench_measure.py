@@ -41,6 +41,16 @@ class CaseTimes:
     disagreements: tuple[str, ...]  # candidates whose own kernel count torch.profiler does not confirm
 
 
+def warm_up_gpu(seconds: float = 2.0) -> None:
+    """Copies a GiB back and forth for a while, so that the first case is not timed on idle clocks."""
+    buffer = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(20):
+            buffer.clone()
+        torch.cuda.synchronize()
+
+
 def as_list(out: object) -> list[torch.Tensor]:
     if isinstance(out, torch.Tensor):
         return [out]
@@ -152,9 +162,10 @@ def measure(cands: Sequence[Candidate], nbytes: int) -> CaseTimes:
     )
 
 
-def first_call_ms(name: str, subset: str) -> float:
-    """Wall time of the first `fd.execute` of an example in this process (compile or cache load, launch,
-    validation), after CUDA and Triton have started on an unrelated tiny fusion."""
+def first_call(name: str, subset: str) -> dict[str, float]:
+    """The first `fd.execute` of an example in this process, after CUDA and Triton have started on an
+    unrelated tiny fusion: its host time (compile or cache load, launch, validation), and the part of it
+    spent compiling the fusion and importing and JIT-compiling (or loading) its kernels."""
     from hfuse import DataType, FusionDefinition
     from hfuse.examples import get_example
     from hfuse.loader import load
@@ -166,6 +177,11 @@ def first_call_ms(name: str, subset: str) -> float:
     script = load(get_example(name, subset).text, device="cuda")
     torch.cuda.synchronize()
     start = time.perf_counter()
-    script.fd.execute(script.inputs, alias_outputs=False)
+    script.fd.execute(script.inputs, alias_outputs=False, profile=True)
     torch.cuda.synchronize()
-    return (time.perf_counter() - start) * 1e3
+    profile = script.fd.profile()
+    return {
+        "host_ms": profile.host_time_ms,
+        "compile_ms": profile.compile_time_ms,
+        "with_profile_ms": (time.perf_counter() - start) * 1e3,
+    }

@@ -1,10 +1,11 @@
 """Random small fusions of pointwise, layout and reduction ops, valid by construction.
 
 `fusions()` draws 1-3 tensor inputs (rank 1-4, float, half, bfloat16, int or bool; contiguous,
-permuted, gapped or expanded layouts), then 1-10 steps that each add an op (or a short normalization
+permuted, gapped or expanded layouts), then 2-10 steps that each add an op (or a short normalization
 pattern) reading earlier values, and 1-3 outputs. Steps avoid what would make the reference itself
-ill-defined or flaky: no integer overflow, no float-to-int casts of computed values, no division by
-values near zero, no variance with a zero denominator.
+ill-defined, or make a last-bit difference flip a result: no integer overflow, no casts of computed
+floats to int or bool, no comparisons at a threshold computed floats sit on (0), no division by values
+near zero, no variance with a zero denominator.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ LAYOUTS = ("contiguous", "contiguous", "permuted", "gapped", "expanded")
 MAX_EXTENT = {1: 8, 2: 6, 3: 4, 4: 3}  # per rank, so that no tensor has many more than 100 elements
 MAX_NUMEL = 256
 EPS = 1e-5
+THRESHOLD = 0.3
 
 FLOAT_UNARY = (Op.EXP, Op.NEG, Op.SIN, Op.COS, Op.TANH, Op.ABS, Op.SIGMOID, Op.RELU, Op.SILU, Op.ERF)
 INT_UNARY = (Op.NEG, Op.ABS, Op.BITWISE_NOT)
@@ -40,6 +42,9 @@ INT_BINARY = (Op.ADD, Op.SUB, Op.MAXIMUM, Op.MINIMUM, Op.BITWISE_AND, Op.BITWISE
 BOOL_BINARY = (Op.LOGICAL_AND, Op.LOGICAL_OR, Op.NE)
 COMPARISONS = (Op.GT, Op.LE, Op.EQ, Op.NE)
 REDUCTIONS = (Op.SUM, Op.MAX, Op.MIN)
+
+# steps for tensors of rank 1 and more (normalization patterns twice as likely)
+TENSOR_STEPS = ["reduce", "mean", "var_mean", "normalize", "normalize", "slice", "pad", "cat", "reshape"]
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
@@ -119,7 +124,7 @@ class _Grower:
         if x.dtype is not BOOL:
             kinds.append("compare")
         if x.rank:
-            kinds += ["reduce", "mean", "var_mean", "normalize", "normalize", "slice", "pad", "cat", "reshape"]
+            kinds += TENSOR_STEPS
         if x.rank > 1:
             kinds.append("permute")
         if 1 in x.shape:
@@ -141,9 +146,9 @@ class _Grower:
 
     def cast(self, x: Value) -> list[Value]:
         if x.dtype.is_float:
-            targets = [t for t in FLOAT_TYPES if t is not x.dtype] + [BOOL]
-            if x.name in self.inputs:  # finite values: a cast to int is well defined
-                targets += [INT, INT32]
+            targets = [t for t in FLOAT_TYPES if t is not x.dtype]
+            if x.name in self.inputs:  # exact, finite values: casts to int and bool are well defined
+                targets += [INT, INT32, BOOL]
         elif x.dtype.is_int:
             targets = [*FLOAT_TYPES, INT32 if x.dtype is INT else INT, BOOL]
         else:
@@ -151,7 +156,12 @@ class _Grower:
         return [self.b.cast(x, self.pick(targets))]
 
     def compare(self, x: Value) -> list[Value]:
-        return [self.b.op(self.pick(COMPARISONS), x, self.b.const(0, INT if x.dtype.is_int else DataType.Double))]
+        return [self.b.op(self.pick(COMPARISONS), x, self._threshold(x))]
+
+    def _threshold(self, x: Value) -> Value:
+        """0 for ints; for floats a value that computed results (which may differ from torch's in the
+        last bit, or be an exact 0 where torch's is not) do not sit on."""
+        return self.b.const(0, INT) if x.dtype.is_int else self.b.const(THRESHOLD)
 
     def binary(self, x: Value) -> list[Value]:
         y = self.pick(self.partners(x))
@@ -173,7 +183,7 @@ class _Grower:
             if conditions:
                 condition = self.pick(conditions)
             else:
-                condition = self.b.op(Op.GT, self.numeric(x), self.b.const(0.0))
+                condition = self.b.op(Op.GT, self.numeric(x), self._threshold(x))
             other = y if self.draw(st.booleans()) else self.b.const(-2.0)
             return [self.b.op(Op.WHERE, condition, x, other)]
         x = self.numeric(x)
@@ -244,15 +254,14 @@ class _Grower:
         grown = math.prod(x.shape) * math.prod(1 + max(w, 0) for w in widths)
         if grown > MAX_NUMEL:
             widths = [min(w, 0) for w in widths]
-        value = self.b.const(self.pick((0, 3)), INT) if x.dtype.is_int else self.b.const(self.pick((0.0, -1.5)))
-        return [self.b.op(Op.PAD, x, value, pad_widths=widths)]
+        return [self.b.op(Op.PAD, x, self.constant(x), pad_widths=widths)]
 
     def cat(self, x: Value) -> list[Value]:
         dim = self.draw(st.integers(0, x.rank - 1))
         fits = [
             v
             for v in self.pool
-            if v.rank == x.rank and all(a == b for d, (a, b) in enumerate(zip(v.shape, x.shape)) if d != dim)
+            if v.rank == x.rank and all(v.shape[d] == x.shape[d] for d in range(x.rank) if d != dim)
         ]
         parts = [x, *self.draw(st.lists(st.sampled_from(fits), min_size=1, max_size=2))]
         if sum(p.numel for p in parts) > MAX_NUMEL:
@@ -306,12 +315,12 @@ def fusions(draw: Draw) -> Fusion:
         pool.append(b.define_tensor(shape, draw(st.sampled_from(INPUT_TYPES)), _layout_strides(draw, shape)))
     grower = _Grower(draw, b, pool)
     inputs = len(pool)
-    for _ in range(draw(st.sampled_from(range(1, 11)))):
+    for _ in range(draw(st.sampled_from(range(2, 11)))):
         grower.grow()
     made = pool[inputs:]
     read = {name for e in b.build().exprs for name in e.inputs}
     unread = [v for v in made[:-1] if v.name not in read]  # outputs there keep more exprs alive
-    others = draw(st.lists(st.sampled_from(unread or made), max_size=2, unique_by=lambda v: v.name))
+    others = [draw(st.sampled_from(unread or made)) for _ in range(draw(st.sampled_from((0, 1, 2))))]
     for value in dict.fromkeys([made[-1], *others]):
         b.add_output(value)
     return b.build()

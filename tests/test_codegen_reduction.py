@@ -240,3 +240,19 @@ def test_online_softmax_handles_rows_that_start_with_or_are_all_minus_infinity()
     (expected,) = evaluate(fusion, [x])
     torch.testing.assert_close(got, expected, equal_nan=True)
     assert torch.isnan(got[1]).all() and not torch.isnan(got[[0, 2, 3]]).any()
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_column_major_input_normalized_into_a_row_major_output_uses_tall_tiles(form):
+    b = FusionBuilder()
+    x = b.define_tensor([40, 24], F32, strides=[1, 40])  # each column (the reduced dim) is contiguous
+    (squares,) = b.add(Op.MUL, [x, x])
+    (total,) = b.add(Op.SUM, [squares], {"dims": [0], "keepdim": False, "dtype": F32})
+    (scale,) = b.add(Op.RSQRT, [total])
+    (y,) = b.add(Op.MUL, [x, _row_broadcast(b, scale, [40, 24], [1])])
+    b.add_output(y)
+    fusion = b.build()
+    group = whole_group(fusion, NORMALIZATION)
+    part = generate(group, fusion, FORMS[form]).config["parts"][0]
+    assert (part["ROWS"], part["outer"]) == (32, False)  # all 24 kept rows: stores write whole runs
+    check(fusion, [group], options=FORMS[form], reduction_size=40)

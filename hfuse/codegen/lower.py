@@ -13,6 +13,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import torch
+
 from hfuse.codegen.code import Body
 from hfuse.codegen.emit import (
     Policy,
@@ -219,7 +221,7 @@ class Lowering:
             base = convert(texts[0], operands[0].dtype, out.dtype) if operands[0].is_tensor else texts[0]
             short = power_by_constant(base, operands[1].const)
             if short is not None:
-                return self.assign(short, out.name.lower(), describe(expr))
+                return self.assign(_in_own_type(short, out.dtype), out.name.lower(), describe(expr))
         tensors = [v.dtype for v in operands if v.is_tensor]
         if policy is Policy.TO_OUTPUT:
             targets = [out.dtype] * len(operands)
@@ -236,7 +238,7 @@ class Lowering:
         text = emit(texts, Types(out.dtype, tuple(targets)))
         if policy in (Policy.PROMOTE, Policy.KEEP) and out.dtype is not DataType.Bool:
             text = f"{text}.to({compute_type(out.dtype)})"
-        return self.assign(text, out.name.lower(), describe(expr))
+        return self.assign(_in_own_type(text, out.dtype), out.name.lower(), describe(expr))
 
     def _scalar_as(self, value: Value, text: str, target: DataType) -> str:
         """A scalar operand: constants stay Python literals (weakly typed), arguments convert when needed."""
@@ -252,7 +254,8 @@ class Lowering:
             return literal(_python_cast(source.const, out.dtype))
         text = self._operand(source, index, out.shape)
         if source.is_scalar:
-            return self.assign(f"{text}.to({compute_type(out.dtype)})", out.name.lower(), describe(expr))
+            cast = _in_own_type(f"tl.cast({text}, {compute_type(out.dtype)})", out.dtype)
+            return self.assign(cast, out.name.lower(), describe(expr))
         return self.assign(convert(text, source.dtype, out.dtype), out.name.lower(), describe(expr))
 
     # ---- views -----------------------------------------------------------------------------
@@ -341,7 +344,8 @@ class Lowering:
         if not inside:
             return value
         condition = self.assign(" & ".join(inside), "inside")
-        return self.assign(f"tl.where({condition}, {value}, {fill})", out.name.lower(), describe(expr))
+        padded = _in_own_type(f"tl.where({condition}, {value}, {fill})", out.dtype)
+        return self.assign(padded, out.name.lower(), describe(expr))
 
     def _cat(self, expr: Expr, index: Index) -> str:
         out, axis = self._out(expr), expr.attr("dim")
@@ -373,7 +377,8 @@ class Lowering:
         fill, out = self._input(expr, 0), self._out(expr)
         if fill.const is not None:
             return literal(_python_cast(fill.const, out.dtype))
-        return self.assign(f"{fill.name}.to({compute_type(out.dtype)})", out.name.lower(), describe(expr))
+        filled = _in_own_type(f"tl.cast({fill.name}, {compute_type(out.dtype)})", out.dtype)
+        return self.assign(filled, out.name.lower(), describe(expr))
 
     def _iota(self, expr: Expr, index: Index) -> str:
         out = self._out(expr)
@@ -418,11 +423,19 @@ class Lowering:
         return self._through(expr, index, dims)
 
 
+def _in_own_type(text: str, dtype: DataType) -> str:
+    """A result of a 16-bit or 8-bit float type, computed in fp32, rounded to its type (as torch rounds
+    every op's result), so that a consumer of another type reads the value torch would."""
+    return f"{round_down(text, dtype)}.to(tl.float32)" if dtype.is_reduced_float else text
+
+
 def _python_cast(value: bool | int | float, dtype: DataType) -> bool | int | float:
     if dtype is DataType.Bool:
         return bool(value)
     if dtype.is_int:
         return int(value)
+    if dtype.is_reduced_float:  # the constant as torch holds it in that type
+        return torch.tensor(float(value)).to(dtype.torch).item()
     if dtype.is_float:
         return float(value)
     raise UnsupportedError(f"a constant of DataType.{dtype.name} cannot be generated")

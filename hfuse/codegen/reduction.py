@@ -30,7 +30,7 @@ from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
 from hfuse.codegen.lower import REDUCING, Index, Lowering, describe
 from hfuse.codegen.options import Options
-from hfuse.codegen.probe import load_axes
+from hfuse.codegen.probe import innermost_dim, load_axes
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion, Op
@@ -82,8 +82,17 @@ def reduction_space(group: Group, fusion: Fusion) -> tuple[tuple[int, ...], tupl
     return shape, dims
 
 
-def choose_layout(rows: int, cols: int, outer: bool, options: Options) -> Layout:
+def choose_layout(
+    rows: int, cols: int, outer: bool, options: Options, rows_contiguous: bool = False
+) -> Layout:
+    """`rows_contiguous`: an output is contiguous along the kept dims while the loads run along the
+    reduced ones, so a tile needs many rows for its stores to write whole memory segments."""
     whole = next_power_of_2(cols)
+    if rows_contiguous and not outer and options.store_tile_rows:
+        tile_rows = min(next_power_of_2(rows), options.store_tile_rows)
+        if whole <= options.persistent_max_cols and tile_rows * whole <= 8 * options.row_tile:
+            return Layout(tile_rows, whole, True, False)
+        return Layout(tile_rows, max(1, min(whole, options.row_tile // tile_rows)), False, False)
     if outer:
         tile_rows = min(next_power_of_2(rows), options.transpose_tile)
         if whole <= options.persistent_max_cols and tile_rows * whole <= 4 * options.row_tile:
@@ -373,7 +382,8 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
                 "write it from another kernel"
             )
     rows, cols = math.prod(row_shape), math.prod(shape[d] for d in dims)
-    layout = choose_layout(rows, cols, _is_outer(group, fusion, shape, dims), options)
+    rows_contiguous = any(innermost_dim(fusion.value(name)) in kept for name in full_outputs)
+    layout = choose_layout(rows, cols, _is_outer(group, fusion, shape, dims), options, rows_contiguous)
     values = [fusion.value(n) for n in (*group.inputs, *group.outputs)]
     wide = needs_wide_index(values, rows * cols)
 

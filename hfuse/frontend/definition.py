@@ -318,7 +318,9 @@ class FusionDefinition:
 
     def fusion(self, inputs: Sequence[Any] | None = None) -> Fusion:
         """The Fusion for these inputs (their extents and strides), built once per input signature."""
-        inputs = flat_inputs(inputs)
+        return self._fusion_of(flat_inputs(inputs))
+
+    def _fusion_of(self, inputs: list[Any] | None) -> Fusion:
         fast_key = _inputs_key(inputs)
         fusion = self._by_inputs.get(fast_key)
         if fusion is None:
@@ -354,7 +356,7 @@ class FusionDefinition:
                 f"alias_outputs, backend and nvFuser's {', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
             )
         inputs = flat_inputs(inputs) or []
-        fusion = self.fusion(inputs)
+        fusion = self._fusion_of(inputs)
         if backend == "eager":
             from hfuse.reference import evaluate
 

@@ -22,7 +22,7 @@ from hfuse.errors import DefinitionError, KernelError, UnsupportedError
 from hfuse.ir import Fusion, Output, Value
 from hfuse.pipeline import Compiled, compile_eager, compile_fusion
 from hfuse.reference import evaluate
-from hfuse.runtime import BACKENDS, inductor
+from hfuse.runtime import BACKENDS, autotune, inductor
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
 from hfuse.runtime.kernel_cache import load_kernel
 from hfuse.runtime.launcher import KernelLauncher
@@ -180,6 +180,8 @@ def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs:
         segments = (_torch_segment(compiled.scheduled, compiled.segmentation.groups[0]),)
     else:
         compiled = compile_fusion(fusion, strategy=backend, alias_outputs=alias_outputs)
+        if settings.AUTOTUNE.as_bool() and has_cuda():
+            compiled = autotune.tune(compiled)
         segments = tuple(_segment(compiled, group) for group in compiled.segmentation.groups)
     plan = Plan(compiled, segments, prepare_ms=(time.perf_counter() - start) * 1e3)
     plan.run_bytes = run_bytes(compiled, validating=False)

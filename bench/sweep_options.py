@@ -1,0 +1,48 @@
+"""Kernel time of each distinct autotuning candidate for a few examples (GPU only).
+
+    PYTHONPATH=. python3 bench/sweep_options.py [size/name ...]
+
+For every kernel of each example: microseconds per candidate (`hfuse.runtime.autotune.CANDIDATES`,
+on the synthetic arguments autotuning uses), the default heuristics first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from hfuse.codegen import Options, generate
+from hfuse.examples import get_example
+from hfuse.loader import load
+from hfuse.pipeline import compile_fusion
+from hfuse.runtime.autotune import CANDIDATES, gpu_time_us
+
+DEFAULT_CASES = ("nanogpt/qkv_split", "large/transpose_cast", "large/rmsnorm", "large/attention_softmax")
+
+
+def changed(options: Options) -> str:
+    default = Options()
+    diff = {k: v for k, v in dataclasses.asdict(options).items() if getattr(default, k) != v}
+    return ", ".join(f"{k}={v}" for k, v in diff.items()) or "default"
+
+
+def sweep(case: str) -> None:
+    subset, name = case.split("/")
+    fusion = load(get_example(name, subset).text, device="meta").fusion
+    compiled = compile_fusion(fusion, alias_outputs=False)
+    for kernel in compiled.kernels:
+        group = next(g for g in compiled.segmentation.groups if g.id == kernel.group_id)
+        values = [compiled.scheduled.value(n) for n in kernel.args]
+        seen: set[str] = set()
+        for options in CANDIDATES:
+            candidate = generate(group, compiled.scheduled, options)
+            if candidate.source in seen:
+                continue
+            seen.add(candidate.source)
+            us = gpu_time_us(candidate, values)
+            print(f"{case:<26} {kernel.name:<26} {changed(options):<22} {us:8.1f} us")
+
+
+if __name__ == "__main__":
+    for case in sys.argv[1:] or DEFAULT_CASES:
+        sweep(case)
