@@ -170,6 +170,22 @@ def cmd_ir(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_segments(args: argparse.Namespace) -> int:
+    text = read_script(args.file)
+    from hfuse.loader import load
+    from hfuse.pipeline import compile_fusion
+    from hfuse.segment.report import format_segmentation
+
+    script = load(text, device="meta")
+    compiled = compile_fusion(script.fusion, strategy=args.strategy, alias_outputs=not args.no_alias)
+    print(format_segmentation(compiled.scheduled, compiled.segmentation))
+    if args.code:
+        for kernel in compiled.kernels:
+            print(f"\n# ---- {kernel.name} (segment {kernel.group_id}, grid {kernel.grid}) ----")
+            print(kernel.source)
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import torch
 
@@ -268,6 +284,15 @@ def build_parser() -> argparse.ArgumentParser:
     ir = commands.add_parser("ir", help="print the normalized fusion definition of a script")
     ir.add_argument("file", help="a fusion definition script (- for standard input)")
     ir.set_defaults(handler=cmd_ir)
+
+    segments = commands.add_parser("segments", help="show how a script's fusion is cut into kernels, and why")
+    segments.add_argument("file", help="a fusion definition script (- for standard input)")
+    segments.add_argument("--strategy", choices=["hfuse", "naive"], default="hfuse")
+    segments.add_argument(
+        "--no-alias", action="store_true", help="copy outputs that could stay views of inputs"
+    )
+    segments.add_argument("--code", action="store_true", help="also print the generated Triton source")
+    segments.set_defaults(handler=cmd_segments)
 
     run = commands.add_parser("run", help="run a script's fusion, validate it and print its kernel list")
     run.add_argument("file", help="a fusion definition script (- for standard input)")

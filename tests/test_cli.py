@@ -210,3 +210,32 @@ def test_bench_hands_its_options_to_the_benchmark(monkeypatch):
     monkeypatch.setattr(hfuse.bench, "main", lambda argv: received.append(argv) or 7)
     assert main(["bench", "--sizes", "large", "--only", "qkv_split"]) == 7
     assert received == [["--sizes", "large", "--only", "qkv_split"]]
+
+
+@pytest.mark.parametrize(
+    ("example", "argv", "expected"),
+    [
+        ("qkv_split", [], ["0 kernel launch(es)", "view: T7 = T0.as_strided", "nothing runs on the device"]),
+        ("qkv_split", ["--no-alias"], ["1 kernel launch(es)", "segment 0: pointwise (hfuse_pointwise_g0)"]),
+        ("qkv_split", ["--strategy", "naive"], ["3 kernel launch(es)", "segment 2: pointwise"]),
+        ("cross_entropy", [], ["2 kernel launch(es)", "tensors that cross kernels", "merges refused:"]),
+        (
+            "qk_norm",
+            [],
+            ["1 kernel launch(es)", "horizontal (hfuse_horizontal_g0)", "    segment 2: normalization"],
+        ),
+        ("linear_gelu", [], ["segment 0: torch (no kernel)", "generated kernels cannot call it"]),
+    ],
+    ids=["seed-views", "seed-contiguous", "seed-naive", "cross-entropy", "qk-norm", "linear-gelu"],
+)
+def test_segments_explains_the_cut(capsys, example, argv, expected):
+    code, out, err = run_cli(capsys, "segments", str(get_example(example).path), *argv)
+    assert (code, err) == (0, "")
+    for text in expected:
+        assert text in out
+
+
+def test_segments_can_print_the_generated_code(capsys):
+    code, out, _ = run_cli(capsys, "segments", str(get_example("softmax").path), "--code")
+    assert code == 0
+    assert "@triton.jit" in out and "tl.max(" in out

@@ -1,0 +1,55 @@
+"""A segmentation as plain text: the kernels, what each computes, and why they were cut apart."""
+
+from __future__ import annotations
+
+from hfuse.ir import Fusion
+from hfuse.segment.model import Group, SchedulerKind, Segmentation
+from hfuse.units import format_bytes
+
+
+def _values(fusion: Fusion, names: tuple[str, ...]) -> str:
+    return ", ".join(fusion.value(n).describe() for n in names) or "-"
+
+
+def _group_lines(fusion: Fusion, group: Group, indent: str) -> list[str]:
+    launch = "no kernel" if not group.kind.launches_kernel else group.name
+    lines = [f"{indent}segment {group.id}: {group.kind.value} ({launch})"]
+    if group.note:
+        lines.append(f"{indent}  why: {group.note}")
+    if group.space is not None:
+        lines.append(f"{indent}  iterates: {group.space}")
+    lines.append(f"{indent}  reads:  {_values(fusion, group.inputs)}")
+    lines.append(f"{indent}  writes: {_values(fusion, group.outputs)}")
+    for branch in group.branches:
+        lines.extend(_group_lines(fusion, branch, indent + "    "))
+    if not group.branches:
+        lines.extend(f"{indent}    {expr}" for expr in group.exprs)
+    return lines
+
+
+def format_segmentation(fusion: Fusion, segmentation: Segmentation) -> str:
+    """`fusion` is the fusion the groups refer to (after the passes)."""
+    kinds = [g.kind.value for g in segmentation.groups]
+    lines = [
+        f"strategy {segmentation.strategy}: {segmentation.kernel_count} kernel launch(es), "
+        f"{len(segmentation.groups)} segment(s) ({', '.join(kinds)})"
+    ]
+    for group in segmentation.groups:
+        lines.extend(_group_lines(fusion, group, ""))
+    for alias in segmentation.aliases:
+        lines.append(
+            f"view: {alias.output} = {alias.input}.as_strided({list(alias.shape)}, {list(alias.strides)}, "
+            f"storage_offset={alias.offset})"
+        )
+    if segmentation.boundaries:
+        lines.append("tensors that cross kernels (through global memory):")
+    for b in segmentation.boundaries:
+        value = fusion.value(b.tensor)
+        size = format_bytes(value.nbytes) if value.is_tensor else "scalar"
+        lines.append(f"  {value.describe()} ({size}): segment {b.producer} -> {b.consumer}: {b.reason}")
+    if segmentation.refused:
+        lines.append("merges refused:")
+    lines.extend(f"  segments {r.first} + {r.second}: {r.reason}" for r in segmentation.refused)
+    if not any(g.kind is SchedulerKind.TORCH or g.kind.launches_kernel for g in segmentation.groups):
+        lines.append("every output is a view of an input: nothing runs on the device")
+    return "\n".join(lines)
