@@ -254,5 +254,5 @@ def test_a_column_major_input_normalized_into_a_row_major_output_uses_tall_tiles
     fusion = b.build()
     group = whole_group(fusion, NORMALIZATION)
     part = generate(group, fusion, FORMS[form]).config["parts"][0]
-    assert (part["ROWS"], part["outer"]) == (32, False)  # all 24 kept rows: stores write whole runs
+    assert (part["ROWS"], part["outer"]) == (8, False)  # 8 kept rows a tile: stores write 32-byte runs
     check(fusion, [group], options=FORMS[form], reduction_size=40)

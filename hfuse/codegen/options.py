@@ -14,4 +14,4 @@ class Options:
     persistent_max_cols: int = 16384  # longest reduced row kept whole in registers
     loop_cols: int = 2048  # column block of looped reductions
     row_tile: int = 4096  # elements of a reduction tile when several rows share a program
-    store_tile_rows: int = 32  # rows per tile when outputs are contiguous along the rows (0: no such rule)
+    store_tile_rows: int = 8  # rows per tile when outputs are contiguous along the rows (0: no such rule)

@@ -36,7 +36,7 @@ CANDIDATES = (
     Options(loop_cols=1024),
     Options(loop_cols=4096),
     Options(store_tile_rows=0),
-    Options(store_tile_rows=8),
+    Options(store_tile_rows=32),
 )
 
 
