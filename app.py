@@ -5,6 +5,9 @@ import streamlit as st
 from ui import share_box, state
 from ui.literal import literal
 
+import sys, time
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+print("TOP", time.monotonic(), get_script_run_ctx().page_script_hash[:8], st.session_state.get("code_editor_0", {}).get("id") if isinstance(st.session_state.get("code_editor_0"), dict) else None, file=sys.stderr, flush=True)
 st.set_page_config(page_title="hfuse", page_icon=":material/account_tree:", layout="wide")
 state.init_session()
 state.absorb_editor_event()
@@ -20,6 +23,7 @@ page = st.navigation(
         st.Page("app_pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run"),
     ]
 )
+print("NAV", time.monotonic(), page.url_path, file=sys.stderr, flush=True)
 message = state.link_message()
 if message is not None:
     level, text = message
