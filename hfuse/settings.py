@@ -50,6 +50,12 @@ MAX_RANK = Setting("HFUSE_MAX_RANK", "8", "highest tensor rank")
 MAX_INPUT_BYTES = Setting("HFUSE_MAX_INPUT_BYTES", str(4 << 30), "total bytes of a script's inputs")
 MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
 POISON_OUTPUTS = Setting("HFUSE_POISON_OUTPUTS", "0", "fill outputs with NaN (or a sentinel) before launches")
+ALWAYS_VALIDATE = Setting(
+    "HFUSE_ALWAYS_VALIDATE",
+    "0",
+    "check the first run of every plan against the torch reference even when an earlier process "
+    "validated the same kernels",
+)
 AUTOTUNE = Setting(
     "HFUSE_AUTOTUNE", "0", "time a few launch configurations of each kernel on the GPU and keep the fastest"
 )
@@ -87,6 +93,7 @@ ALL = (
     MAX_INPUT_BYTES,
     MAX_NESTING,
     POISON_OUTPUTS,
+    ALWAYS_VALIDATE,
     AUTOTUNE,
     LINK_DB,
     MAX_LINK_CHARS,

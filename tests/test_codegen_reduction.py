@@ -12,6 +12,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Op
 from hfuse.reference import evaluate
+from hfuse.segment import segment
 from hfuse.segment.model import SchedulerKind
 
 F32, F16, BF16, I32, I64, BOOL = (DataType.Float, DataType.Half, DataType.BFloat16, DataType.Int32,
@@ -82,15 +83,16 @@ def softmax(dtype, rows=5, cols=33, log=False):
     return b.build()
 
 
-def cross_entropy(rows=6, cols=30):
+def cross_entropy(rows=6, cols=30, pick=Op.TAKE_ALONG_AXIS):
     b = FusionBuilder()
-    logits, target = b.define_tensor([rows, cols], F32), b.define_tensor([rows, 1], I64)
+    target_shape = [1] if pick is Op.INDEX_SELECT else [rows, 1]
+    logits, target = b.define_tensor([rows, cols], F32), b.define_tensor(target_shape, I64)
     (top,) = b.add(Op.MAX, [logits], {"dims": [1], "keepdim": True, "dtype": F32})
     (shifted,) = b.add(Op.SUB, [logits, top])
     (e,) = b.add(Op.EXP, [shifted])
     (total,) = b.add(Op.SUM, [e], {"dims": [1], "keepdim": True, "dtype": F32})
     (lse,) = b.add(Op.LOG, [total])
-    (picked,) = b.add(Op.TAKE_ALONG_AXIS, [shifted, target], {"dim": 1})
+    (picked,) = b.add(pick, [shifted, target], {"dim": 1})
     (loss,) = b.add(Op.SUB, [lse, picked])
     b.add_output(loss)
     return b.build(), {target.name: (0, cols)}
@@ -109,8 +111,10 @@ def test_normalizations(norm, dtype, form):
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_cross_entropy_gathers_inside_the_row(form):
-    fusion, ranges = cross_entropy()
+@pytest.mark.parametrize("pick", [Op.TAKE_ALONG_AXIS, Op.GATHER, Op.INDEX_SELECT])
+def test_cross_entropy_gathers_inside_the_row(form, pick):
+    fusion, ranges = cross_entropy(pick=pick)
+    assert [g.kind for g in segment(fusion).groups] == [NORMALIZATION]
     check(fusion, [whole_group(fusion, NORMALIZATION)], ranges, options=FORMS[form], reduction_size=30)
 
 

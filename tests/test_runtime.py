@@ -14,7 +14,7 @@ from hfuse.codegen.model import KernelSource
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, KernelError, UnsupportedError, ValidationError
 from hfuse.ir import Fusion, Op
-from hfuse.runtime import clear_cache, execute
+from hfuse.runtime import clear_cache, execute, validated
 from hfuse.runtime import executor as executor_module
 from hfuse.runtime.bytes import segment_bytes
 from hfuse.runtime.device import peak_from_clock
@@ -284,6 +284,51 @@ def test_first_run_validates_against_the_reference(broken, match, monkeypatch, d
     monkeypatch.setattr(module, "launch", broken(module.launch))
     with pytest.raises(ValidationError, match=match):
         execute(fusion, _inputs(fusion, device))
+
+
+def _counting_validations(monkeypatch) -> list[int]:
+    calls = []
+    original = executor_module.validate_outputs
+
+    def counted(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(executor_module, "validate_outputs", counted)
+    return calls
+
+
+def test_a_later_process_skips_the_reference_for_kernels_validated_before(monkeypatch, device):
+    calls = _counting_validations(monkeypatch)
+    fusion = _pointwise_fusion()
+    _, first, _ = execute(fusion, _inputs(fusion, device), profile=True)
+    clear_cache()  # a new process: no plans in memory, the same cache folder
+    module = load_kernel(hfuse.compile(fusion).kernels[0])
+    monkeypatch.setattr(module, "launch", _tail_skipping(module.launch))
+    outputs, profile, _ = execute(fusion, _inputs(fusion, device), profile=True)
+    assert len(calls) == 1
+    assert profile.validated and profile.max_abs_error == first.max_abs_error
+    assert torch.isnan(outputs[0][-1]), "the first run of a plan still poisons its outputs"
+
+
+def test_always_validate_checks_a_remembered_plan_again(monkeypatch, device):
+    calls = _counting_validations(monkeypatch)
+    fusion = _pointwise_fusion()
+    execute(fusion, _inputs(fusion, device))
+    clear_cache()
+    monkeypatch.setenv(settings.ALWAYS_VALIDATE.env, "1")
+    execute(fusion, _inputs(fusion, device))
+    assert len(calls) == 2
+
+
+def test_a_remembered_validation_holds_for_its_device_only(monkeypatch, device):
+    calls = _counting_validations(monkeypatch)
+    fusion = _pointwise_fusion()
+    execute(fusion, _inputs(fusion, device))
+    clear_cache()
+    monkeypatch.setattr(validated, "device_name", lambda: "another device")
+    execute(fusion, _inputs(fusion, device))
+    assert len(calls) == 2
 
 
 def test_poison_setting_fills_outputs_on_validated_runs(monkeypatch, device):

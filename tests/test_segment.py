@@ -8,6 +8,7 @@ import segment_cases as cases
 import torch
 from segment_cases import F32, Builder, random_inputs, run_groups
 
+from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Op
 from hfuse.reference import evaluate
@@ -76,6 +77,43 @@ def test_groups_run_in_order_compute_the_fusion(build, strategy, alias_outputs):
     inputs = random_inputs(passes.fusion)
     for got, want in zip(run_groups(passes.fusion, seg, inputs), evaluate(fusion, inputs), strict=True):
         torch.testing.assert_close(got, want, equal_nan=True)
+
+
+def test_cross_entropy_picks_the_target_inside_the_normalization():
+    _, seg = segment_fusion(cases.cross_entropy())
+    first, mean = seg.groups
+    assert first.exprs[-1].op is Op.TAKE_ALONG_AXIS
+    (boundary,) = seg.boundaries
+    assert first.outputs == (boundary.tensor,) == mean.inputs
+    assert "a reduction followed by a reduction of its result over another axis needs a grid-wide sync" in (
+        boundary.reason
+    )
+
+
+def test_large_cross_entropy_writes_one_value_per_row_not_the_log_softmax():
+    import hfuse
+    from hfuse.examples import get_example
+
+    script = hfuse.load(get_example("cross_entropy", "large").text, device="meta")
+    compiled = hfuse.compile(script.fusion)
+    assert compiled.kernel_count == 2
+    first = compiled.segmentation.groups[0]
+    assert [compiled.scheduled.value(n).shape for n in first.outputs] == [(4096, 1)]
+
+
+def _gather_of_a_normalized_row(index_extent: int):
+    b = Builder()
+    x, index = b.define_tensor((8, 6), F32), b.define_tensor((8, index_extent), DataType.Int)
+    b.add_output(b.op(Op.TAKE_ALONG_AXIS, b.softmax(x, 1), index, dim=1))
+    return b.build()
+
+
+def test_a_gather_of_several_elements_per_row_still_goes_through_memory():
+    _, seg = segment_fusion(_gather_of_a_normalized_row(2))
+    assert seg.kernel_count == 2
+    assert "only elementwise ops (and a gather of one element per row" in seg.boundaries[0].reason
+    _, seg = segment_fusion(_gather_of_a_normalized_row(1))
+    assert seg.kernel_count == 1
 
 
 def test_seed_aliases_are_views_with_the_offsets_of_the_three_slices():
@@ -165,7 +203,7 @@ BOUNDARIES = [
     ("reduction_of_reduction", _reduction_of_reduction, 2, "needs a grid-wide sync"),
     ("segment_set", _segment_set, 2, "SEGMENT_SET asks for a boundary here"),
     ("row_on_wrong_axis", _row_broadcast_on_wrong_axis, 2, "along the wrong axes"),
-    ("permuted_softmax", _permuted_softmax, 2, "only elementwise ops can follow a reduction"),
+    ("permuted_softmax", _permuted_softmax, 2, "follow a reduction in one kernel, so T7 goes through global"),
     ("two_shapes", _two_shapes_from_one_value, 2, "have different shapes"),
     (
         "matmul",

@@ -22,6 +22,7 @@ SHORT_LINK = "short_link"  # (id, text) of the last short link made or opened
 OPTIONS = "options"
 PREVIOUS = "previous_definition"  # the text an example or the op builder replaced
 EDITOR_EVENT = "editor_event"  # id of the last code-editor event applied
+PAGE = "page"  # url path of the page this session last asked for
 DEFAULT_EXAMPLE = "qkv_split"
 
 
@@ -123,8 +124,8 @@ def restore_previous() -> None:
         replace_definition(previous)
 
 
-def absorb_editor_event() -> None:
-    """Apply the code editor's last event (typing pause, blur, Ctrl+Enter), once.
+def absorb_editor_event() -> bool:
+    """Apply the code editor's last event (typing pause, blur, Ctrl+Enter), once; whether there was one.
 
     Runs before the page, so an edit sent together with a page switch is not lost although the
     editor is not drawn in that run.
@@ -135,10 +136,26 @@ def absorb_editor_event() -> None:
         or not event.get("id")
         or event["id"] == st.session_state.get(EDITOR_EVENT)
     ):
-        return
+        return False
     st.session_state[EDITOR_EVENT] = event["id"]
     if event.get("type") in ("submit", "change", "blur"):
         set_definition(event.get("text", ""))
+    return True
+
+
+def page_to_keep(asked: str, edited: bool) -> str | None:
+    """The page to stay on instead of `asked` (a url path), or None to show `asked`.
+
+    The code editor lives in a frame: its blur event, sent when a click on a page link takes the focus
+    away, reaches the browser's page after that click has already asked for the other page. The rerun
+    the event sends then carries the page the browser still shows, the Editor. An edit never changes
+    the page, so a rerun that brings one stays on the page this session asked for last.
+    """
+    last = st.session_state.get(PAGE)
+    if edited and last is not None and last != asked:
+        return last
+    st.session_state[PAGE] = asked
+    return None
 
 
 def code_editor_key() -> str:

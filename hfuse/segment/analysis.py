@@ -6,7 +6,9 @@ the kernel handles one row (one index of the kept dims) at a time: values comput
 reduction result are "row" values (one per row) or, once broadcast back over the reduced dims,
 "full" values (one per element of the row). Inside the row only elementwise ops work on them;
 anything that moves elements (a permute, a slice, a gather) would need other rows or other
-positions of the row, so it must read the value from global memory in another kernel.
+positions of the row, so it must read the value from global memory in another kernel. The one
+exception is a gather of one element per row along the reduced dim at positions read from memory
+(cross-entropy's picked log-probability): the program holding the row computes it there.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from hfuse.segment.dims import REDUCTION_OPS, dim_links, innermost_dim, is_eleme
 from hfuse.segment.model import IterSpace, SchedulerKind
 
 RESHAPING_VIEWS = frozenset({Op.BROADCAST_IN_DIM, Op.BROADCAST, Op.EXPAND, Op.SQUEEZE, Op.RESHAPE})
+ROW_PICKS = frozenset({Op.TAKE_ALONG_AXIS, Op.GATHER, Op.INDEX_SELECT})
 
 
 class Role(enum.Enum):
@@ -183,11 +186,28 @@ def _assign_roles(
         return _elementwise_role(expr, values, space, roles, in_roles, out)
     if expr.op in RESHAPING_VIEWS and in_roles[0] is Role.ROW and len(expr.outputs) == 1:
         return _broadcast_role(expr, values, space, roles, out)
+    if expr.op in ROW_PICKS and _picks_one_per_row(expr, values, space, in_roles):
+        roles[out.name] = Role.ROW
+        return None
     moved = next(name for name, r in zip(expr.inputs, in_roles, strict=True) if r is not Role.FREE)
     return Refusal(
         f"{expr.outputs[0]} = {expr.op.frontend_name}({moved}) moves elements of {moved}, which is "
-        f"computed from the reduction {first.outputs[0]} row by row; only elementwise ops can follow a "
-        f"reduction in one kernel, so {moved} goes through global memory"
+        f"computed from the reduction {first.outputs[0]} row by row; only elementwise ops (and a gather "
+        f"of one element per row along the reduced dim) can follow a reduction in one kernel, so {moved} "
+        "goes through global memory"
+    )
+
+
+def _picks_one_per_row(expr: Expr, values: dict[str, Value], space: IterSpace, in_roles: list[Role]) -> bool:
+    """Whether `expr` gathers, from a value of the reduced shape, one element of each row along the reduced
+    dim at positions read from memory: the program that holds the row computes it (cross-entropy's
+    picked log-probability), so the full log-softmax need not be written."""
+    source, out = values[expr.inputs[0]], values[expr.outputs[0]]
+    return (
+        space.reduced_dims == (expr.attr("dim"),)
+        and in_roles[1] is Role.FREE
+        and source.shape == space.shape
+        and out.shape == space.keepdim_shape
     )
 
 
