@@ -12,7 +12,9 @@ edited = state.absorb_editor_event()
 pages = [
     st.Page("app_pages/editor.py", title="Editor", icon=":material/edit:", default=True),
     st.Page("app_pages/ir.py", title="IR", icon=":material/account_tree:", url_path="ir"),
-    st.Page("app_pages/segments.py", title="Segmentation", icon=":material/view_module:", url_path="segments"),
+    st.Page(
+        "app_pages/segments.py", title="Segmentation", icon=":material/view_module:", url_path="segments"
+    ),
     st.Page("app_pages/code.py", title="Code", icon=":material/code:", url_path="code"),
     st.Page("app_pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run"),
 ]

@@ -48,7 +48,7 @@ if fusion is not None:
                     f"`{kernel.name}`: grid {kernel.grid}, {kernel.num_warps} warps, "
                     f"reads {', '.join(kernel.inputs)}, writes {', '.join(kernel.outputs)}"
                 )
-                st.code(kernel.source, language="python", line_numbers=True)
+                st.code(kernel.source, language="python", line_numbers=True, wrap_lines=True)
                 st.download_button(
                     "Download kernel .py",
                     kernel.source,

@@ -75,6 +75,7 @@ def editor() -> None:
         buttons=[APPLY_BUTTON],
         options={
             "showLineNumbers": True,
+            "wrap": True,  # the column is narrow: long lines wrap instead of hiding past the edge
             "tabSize": 4,
             "useSoftTabs": True,
             "enableLiveAutocompletion": False,

@@ -1,21 +1,35 @@
-"""Run: compile and run the fusion, check it against torch, and read its kernels' times and bandwidth."""
+"""Run: compile and run the fusion, check it against torch, and read its kernels' times and bandwidth.
+
+Runs go to the run service (hfuse.runtime.worker): one worker process, shared by every session, runs
+them one at a time, so a crash or a hang of a run cannot take the app down and timings do not overlap.
+"""
 
 import time
 from datetime import datetime
 
 import streamlit as st
 
-from hfuse.errors import HfuseError
+from hfuse.runtime import RunRequest, RunResult, shared_service
 from hfuse.runtime.device import device_name, has_cuda
-from hfuse.viz import format_bytes
-from ui import pipeline, runner, state, views
+from hfuse.units import format_bytes
+from ui import state, views
 
-REPORT = "run_report"
+REPORT = "run_report"  # ((text, strategy, outputs), RunResult) of the last run that worked
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
+BASELINES = {"eager": "torch eager", "inductor": "torch.compile"}
 
 
 def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value * 1000:.1f} us" if value < 1 else f"{value:,.2f} ms"
+    """A duration with three significant digits at most: 18.0 us, 2.41 ms, 156 ms, 1.62 s."""
+    if value is None:
+        return "-"
+    if value < 1:
+        return f"{value * 1000:.1f} us"
+    if value < 10:
+        return f"{value:.2f} ms"
+    if value < 1000:
+        return f"{value:.0f} ms"
+    return f"{value / 1000:,.2f} s"
 
 
 def _number(value: float | None, unit: str = "") -> str:
@@ -26,69 +40,76 @@ def _clock(seconds: float) -> str:
     return datetime.fromtimestamp(seconds).strftime("%H:%M:%S.%f")[:-3]
 
 
+def _runs(count: int) -> str:
+    return f"{count} run{'s' if count != 1 else ''}"
+
+
 def run(text: str, strategy: str, outputs: str) -> None:
-    lock = pipeline.gpu_lock()
+    request = RunRequest(
+        text,
+        backend=strategy,
+        alias_outputs=outputs == "views",
+        baselines=tuple(BASELINES) if has_cuda() else (),
+    )
     asked = time.time()
     with st.status("Compiling and running...", expanded=True) as progress:
-        if not lock.acquire(blocking=False):
-            progress.update(label="Waiting for another session's run to finish...")
-            lock.acquire()
-        started = time.time()
-        try:
-            progress.update(label="Compiling and running...")
-            report = runner.run_definition(text, strategy, outputs)
-            finished = time.time()
-        except HfuseError as err:
+
+        def waiting(ahead: int) -> None:
+            progress.update(
+                label=f"Waiting for {_runs(ahead)} of other sessions, then compiling and running..."
+            )
+
+        result = shared_service().run(request, on_wait=waiting)
+        if result.failure is not None:
             progress.update(label="The run failed", state="error")
             st.session_state.pop(REPORT, None)
-            views.show_error(err, text)
+            views.show_error(result.failure.exception(), text)
             return
-        finally:
-            lock.release()
         progress.update(
-            label=f"Done: first call {report.first_call_ms:,.0f} ms (compile, launch, check)",
+            label=f"Done: first call {_ms(result.first_call_ms)} (compile, launch, check)",
             state="complete",
             expanded=False,
         )
-    st.session_state[REPORT] = report
-    st.session_state[RUN_TIMES] = (asked, started, finished)
+    st.session_state[REPORT] = ((text, strategy, outputs), result)
+    st.session_state[RUN_TIMES] = (asked, result.started_at, result.finished_at)
 
 
-def show_run_log() -> None:
+def show_run_log(waited_s: float) -> None:
     if RUN_TIMES not in st.session_state:
         return
     asked, started, finished = st.session_state[RUN_TIMES]
     st.caption(
         f"Run log (server clock): asked {_clock(asked)}, started {_clock(started)}, "
-        f"finished {_clock(finished)}; waited {started - asked:,.2f} s for other sessions' runs."
+        f"finished {_clock(finished)}; waited {waited_s:,.2f} s for other sessions' runs."
     )
 
 
-def show_checks(report: runner.RunReport) -> None:
-    bad = [c for c in report.checks if not c.ok]
+def show_checks(result: RunResult) -> None:
+    bad = [o for o in result.outputs if not o.ok]
     if bad:
-        st.error(f"{len(bad)} of {len(report.checks)} outputs differ from torch.")
+        st.error(f"{len(bad)} of {len(result.outputs)} outputs differ from torch.")
     else:
-        st.success(f"All {len(report.checks)} outputs match torch within their dtype's tolerance.")
+        st.success(f"All {len(result.outputs)} outputs match torch within their dtype's tolerance.")
     st.dataframe(
         [
             {
-                "output": c.name,
-                "shape": str(list(c.shape)),
-                "dtype": c.dtype,
-                "matches": c.ok,
-                "max abs error": c.max_abs_error,
-                "detail": c.message,
+                "output": o.name,
+                "shape": str(list(o.shape)),
+                "dtype": o.dtype,
+                "matches": o.ok,
+                "max abs error": o.max_abs_error,
+                "first values": ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in o.preview),
+                "detail": o.message,
             }
-            for c in report.checks
+            for o in result.outputs
         ],
         hide_index=True,
         key="run_checks",
     )
 
 
-def show_kernels(report: runner.RunReport) -> None:
-    profile = report.profile
+def show_kernels(result: RunResult) -> None:
+    profile = result.profile
     rows = [
         {
             "kernel": k.name if k.launches_kernel else f"{k.name} (no kernel)",
@@ -99,7 +120,7 @@ def show_kernels(report: runner.RunReport) -> None:
             "bytes": format_bytes(k.input_bytes + k.output_bytes),
             "GB/s": _number(k.effective_bandwidth_gbs),
             "% of peak": _number(k.percentage_peak_bandwidth, " %"),
-            "compile": f"{k.compile_time_ms:,.1f} ms",
+            "compile": "cached" if profile.cache_hit else _ms(k.compile_time_ms),
         }
         for k in profile.kernel_profiles
     ]
@@ -116,8 +137,12 @@ def show_kernels(report: runner.RunReport) -> None:
         else f"{_number(profile.percentage_peak_bandwidth)} % of the "
         f"{profile.peak_bandwidth_gbs:,.0f} GB/s peak",
     )
-    totals[4].metric("Host time", _ms(profile.host_time_ms))
-    totals[5].metric("Compile", f"{report.compile_ms:,.0f} ms", help="0 when the kernels came from the cache")
+    totals[4].metric("Host time", _ms(profile.host_time_ms), help="Of the call shown, outside the kernels")
+    totals[5].metric(
+        "First call",
+        _ms(result.first_call_ms),
+        help="Compile, first launches and the check against torch (kernels compiled before are reused)",
+    )
     timed = [k for k in profile.kernel_profiles if k.effective_bandwidth_gbs is not None]
     if timed:
         st.markdown(
@@ -138,33 +163,36 @@ def show_kernels(report: runner.RunReport) -> None:
         )
 
 
-def show_baselines(report: runner.RunReport) -> None:
-    rows = [
-        {
-            "backend": f"hfuse ({report.profile.backend})",
-            "kernels": report.profile.segments,
-            "kernel time": _ms(report.profile.kernel_time_ms),
-            "host time": _ms(report.profile.host_time_ms),
-        }
-    ]
-    rows += [
-        {
-            "backend": b.title,
-            "kernels": b.kernels,
-            "kernel time": _ms(b.profile.kernel_time_ms),
-            "host time": _ms(b.profile.host_time_ms),
-        }
-        for b in report.baselines
-    ]
+def _speedup(theirs: float | None, ours: float | None) -> str:
+    return "-" if not theirs or not ours else f"{theirs / ours:.2f}x"
+
+
+def show_baselines(result: RunResult) -> None:
+    ours = result.profile
+    profiles = [(f"hfuse ({ours.backend})", ours)]
+    profiles += [(BASELINES.get(backend, backend), profile) for backend, profile in result.baselines]
     st.markdown("**Beside torch**")
-    st.dataframe(rows, hide_index=True, key="run_baselines")
+    st.dataframe(
+        [
+            {
+                "backend": title,
+                "kernel time": _ms(p.kernel_time_ms),
+                "host time": _ms(p.host_time_ms),
+                "hfuse speed-up": _speedup(p.kernel_time_ms, ours.kernel_time_ms),
+            }
+            for title, p in profiles
+        ],
+        hide_index=True,
+        key="run_baselines",
+    )
 
 
 st.header("Run")
 on_gpu = has_cuda()
 if on_gpu:
     st.caption(
-        f"Runs on {device_name()}. Runs of all sessions take turns, so timings do not disturb each other."
+        f"Runs on {device_name()}, in a worker process shared by all sessions: runs take turns, so timings "
+        "do not disturb each other."
     )
 else:
     st.warning(
@@ -180,14 +208,15 @@ if fusion is not None:
     outputs = state.option_control("outputs", controls[1])
     if controls[2].button("Run", type="primary", key="run", icon=":material/play_arrow:", width="stretch"):
         run(text, strategy, outputs)
-    report = st.session_state.get(REPORT)
-    if report is not None and report.key == (text, strategy, outputs):
-        show_run_log()
-        show_checks(report)
-        show_kernels(report)
-        if report.baselines:
-            show_baselines(report)
-    elif report is None or report.key[0] == text:
+    shown = st.session_state.get(REPORT)
+    if shown is not None and shown[0] == (text, strategy, outputs):
+        result = shown[1]
+        show_run_log(result.waited_s)
+        show_checks(result)
+        show_kernels(result)
+        if result.baselines:
+            show_baselines(result)
+    elif shown is None or shown[0][0] == text:
         st.info("Press Run to compile the kernels and run them on inputs made as the script says.")
     else:
         st.info("The definition changed since the last run: press Run again.")

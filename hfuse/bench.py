@@ -36,6 +36,7 @@ class Row:
     kernels: int
     kernel_us: float
     e2e_us: float  # host wall time per call in a loop of calls, host work included
+    device_us: float  # GPU time of one call's kernels (torch.profiler), host time left out
     bytes_moved: int
     gbs: float
     pct_clone: float
@@ -86,6 +87,7 @@ def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list
                 kernels=times.kernels[c.name],
                 kernel_us=round(us, 2),
                 e2e_us=round(times.e2e_us[c.name], 2),
+                device_us=round(times.device_us[c.name], 2),
                 bytes_moved=nbytes,
                 gbs=round(gbs, 1),
                 pct_clone=round(100.0 * gbs / clone_gbs, 1),
@@ -142,16 +144,18 @@ def summary(rows: Sequence[Row]) -> list[str]:
         by_case.setdefault((r.size, r.case), {})[r.candidate] = r
     lines = [
         "| size | case | kernels hfuse / compile | hfuse us | compile us | x vs compile | % clone | "
-        "e2e hfuse us | e2e compile us | e2e eager us |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "device us hfuse / compile / clone | e2e hfuse us | e2e compile us | e2e eager us |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     ratios: dict[str, list[float]] = {}
     for (size, case), found in sorted(by_case.items()):
-        h, c, e = found["hfuse"], found["torch.compile"], found["eager"]
+        h, c, e, k = found["hfuse"], found["torch.compile"], found["eager"], found["clone"]
         ratios.setdefault(size, []).append(h.vs_compile)
         lines.append(
             f"| {size} | {case} | {h.kernels} / {c.kernels} | {h.kernel_us:.1f} | {c.kernel_us:.1f} | "
-            f"{h.vs_compile:.2f} | {h.pct_clone:.0f} | {h.e2e_us:.1f} | {c.e2e_us:.1f} | {e.e2e_us:.1f} |"
+            f"{h.vs_compile:.2f} | {h.pct_clone:.0f} | "
+            f"{h.device_us:.1f} / {c.device_us:.1f} / {k.device_us:.1f} | "
+            f"{h.e2e_us:.1f} | {c.e2e_us:.1f} | {e.e2e_us:.1f} |"
         )
     for size, values in sorted(ratios.items()):
         geomean = math.exp(sum(math.log(v) for v in values) / len(values))
@@ -164,12 +168,14 @@ def to_markdown(
 ) -> str:
     lines = [header, "", "### Summary", "", *summary(rows), "", "### Every candidate", ""]
     lines += [
-        "| size | case | candidate | kernels | kernel us | e2e us | GB/s | % clone | % peak | x vs compile |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| size | case | candidate | kernels | kernel us | device us | e2e us | GB/s | % clone | % peak | "
+        "x vs compile |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         lines.append(
-            f"| {r.size} | {r.case} | {r.candidate} | {r.kernels} | {r.kernel_us:.1f} | {r.e2e_us:.1f} | "
+            f"| {r.size} | {r.case} | {r.candidate} | {r.kernels} | {r.kernel_us:.1f} | {r.device_us:.1f} | "
+            f"{r.e2e_us:.1f} | "
             f"{r.gbs:.0f} | {r.pct_clone:.0f} | {r.pct_peak:.0f} | {r.vs_compile:.2f} |"
         )
     if firsts:

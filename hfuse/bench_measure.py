@@ -3,7 +3,9 @@
 Every candidate returns the fusion's outputs in the layout hfuse writes them with `alias_outputs=False`
 (eager and torch.compile would otherwise return views where hfuse writes copies), so all move the same
 bytes. Kernel time is `triton.testing.do_bench` (L2 flushed before each call, median); end-to-end time
-is the host's wall time per call over a loop of back-to-back calls, host work included.
+is the host's wall time per call over a loop of back-to-back calls, host work included. Device time
+is what the GPU spends in the kernels of one call (their durations added, from torch.profiler), which
+leaves out the host time that a whole-call timing counts at small sizes.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class CaseTimes:
     kernels: dict[str, int]
     kernel_us: dict[str, float]  # median of the rounds' do_bench medians
     e2e_us: dict[str, float]  # median of the rounds' loop means
+    device_us: dict[str, float]  # median over calls of the call's kernel durations, added
     nbytes: int
     disagreements: tuple[str, ...]  # candidates whose own kernel count torch.profiler does not confirm
 
@@ -121,6 +124,36 @@ def cuda_kernel_count(fn: Fn) -> int:
     return sum(1 for name in names if "memcpy" not in name and "memset" not in name)
 
 
+def _cuda_kernels(prof) -> list:
+    events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    return sorted(events, key=lambda e: e.time_range.start)
+
+
+def device_us(fn: Fn, calls: int = 10) -> float:
+    """The GPU time of one call's kernels, L2 flushed before each call: the median over `calls`."""
+    from torch.profiler import ProfilerActivity, profile
+
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        flush.zero_()
+        torch.cuda.synchronize()
+    flush_name = _cuda_kernels(prof)[0].name
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            flush.zero_()
+            fn()
+        torch.cuda.synchronize()
+    per_call: list[float] = []
+    for event in _cuda_kernels(prof):
+        if event.name == flush_name and len(per_call) < calls:
+            per_call.append(0.0)
+        elif per_call:
+            per_call[-1] += event.time_range.elapsed_us()
+    return statistics.median(per_call)
+
+
 def kernel_us(fn: Fn) -> float:
     import triton.testing
 
@@ -147,16 +180,19 @@ def measure(cands: Sequence[Candidate], nbytes: int) -> CaseTimes:
     )
     kernel_rounds: dict[str, list[float]] = {c.name: [] for c in cands}
     loop_rounds: dict[str, list[float]] = {c.name: [] for c in cands}
+    device_rounds: dict[str, list[float]] = {c.name: [] for c in cands}
     for _ in range(ROUNDS):
         for c in cands:
             us = kernel_us(c.fn)
             kernel_rounds[c.name].append(us)
             calls = max(5, min(1000, int(LOOP_MS * 1e3 / max(us, 5.0))))
             loop_rounds[c.name].append(loop_us(c.fn, calls))
+            device_rounds[c.name].append(device_us(c.fn))
     return CaseTimes(
         kernels,
         {k: statistics.median(v) for k, v in kernel_rounds.items()},
         {k: statistics.median(v) for k, v in loop_rounds.items()},
+        {k: statistics.median(v) for k, v in device_rounds.items()},
         nbytes,
         disagreements,
     )

@@ -19,6 +19,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import LimitError
 from hfuse.ir import Expr, Fusion, Value
 from hfuse.segment.model import Group, SchedulerKind, Segmentation
+from hfuse.units import format_bytes
 
 KIND_COLORS = {
     SchedulerKind.ALIAS: ("#eeeeee", "#9e9e9e"),
@@ -34,14 +35,6 @@ OUTPUT_FILL = "#fdf0e6"
 CROSSING_COLOR = "#d62728"
 ATTR_TEXT_LIMIT = 48
 FONT = "Helvetica"
-
-
-def format_bytes(count: int) -> str:
-    """Decimal units, as bandwidth figures are quoted (1 MB = 1e6 bytes)."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if count >= scale:
-            return f"{count / scale:.1f} {unit}"
-    return f"{count} B"
 
 
 def _label(*lines: str) -> str:

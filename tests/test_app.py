@@ -1,6 +1,5 @@
 """Every page of the app driven by Streamlit's AppTest: examples, links, bad scripts, damaged links."""
 
-import importlib
 import re
 from pathlib import Path
 
@@ -9,8 +8,11 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from hfuse import share
+from hfuse.errors import KernelError
 from hfuse.examples import get_example
+from hfuse.runtime import worker
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
+from hfuse.runtime.request import OutputSummary, RunResult, failed_result, run_request
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -163,18 +165,6 @@ def test_editing_after_a_short_link_goes_back_to_a_long_link(link_store):
     assert share.decode_definition(at.query_params["f"]) == SEED + "\n"
 
 
-def test_run_checks_the_kernels_against_torch_on_the_interpreter():
-    at = open_app(f=share.encode_definition(SEED), v="1", outputs="contiguous")
-    at.switch_page("app_pages/run.py").run()
-    assert "Triton's interpreter" in at.warning[0].value
-    at.button(key="run").click().run()
-    assert not at.exception and not errors(at)
-    assert "All 3 outputs match torch" in at.success[0].value
-    checks, kernels = (frame.value for frame in at.dataframe)
-    assert list(checks["matches"]) == [True] * 3
-    assert len(kernels) >= 1 and set(kernels["time"]) == {"-"}  # not timed in the interpreter
-
-
 def click(at: AppTest, label: str) -> AppTest:
     next(b for b in at.button if b.label == label).click()
     return at.run()
@@ -207,6 +197,85 @@ def test_a_fusion_too_large_to_draw_says_which_setting_to_raise(monkeypatch):
     assert not at.exception and not graph_sources(at)
 
 
+def test_a_blur_sent_after_a_page_link_was_clicked_keeps_the_text_and_the_new_page():
+    """The code editor's blur event, flushed after the click on a page link, carries the page the
+    browser still showed (the Editor): the edit is applied and the session stays on the page it asked for."""
+    at = open_app(f=share.encode_definition(SEED), v="1")
+    at.switch_page("app_pages/run.py").run()
+    edited = "# typed just before the click\n" + SEED
+    at.session_state["code_editor_0"] = {"id": "blur0001", "type": "blur", "text": edited}
+    at.switch_page("app_pages/editor.py").run()
+    assert not at.exception
+    assert definition(at) == edited
+    assert [h.value for h in at.header] == ["Run"]
+    assert share.decode_definition(at.query_params["f"]) == edited
+    at.switch_page("app_pages/editor.py").run()  # a click on the Editor link itself still navigates
+    assert [h.value for h in at.header] == ["Fusion definition"]
+
+
+class InProcessService:
+    """Stands in for the run service: runs requests in this process; `failures` come back first."""
+
+    def __init__(self, failures=(), ahead=0):
+        self.requests, self.failures, self.ahead = [], list(failures), ahead
+
+    def run(self, request, *, on_wait=None):
+        self.requests.append(request)
+        if self.ahead and on_wait is not None:
+            on_wait(self.ahead)
+        if self.failures:
+            return failed_result(self.failures.pop(0))
+        return run_request(request)
+
+
+@pytest.fixture
+def service(monkeypatch):
+    fake = InProcessService()
+    monkeypatch.setattr(worker, "shared_service", lambda: fake)
+    return fake
+
+
+def open_run_page(**options: str) -> AppTest:
+    at = open_app(f=share.encode_definition(SEED), v="1", **options)
+    return at.switch_page("app_pages/run.py").run()
+
+
+def test_run_checks_the_kernels_against_torch_on_the_interpreter(service):
+    service.ahead = 2
+    at = open_run_page(outputs="contiguous")
+    assert "Triton's interpreter" in at.warning[0].value
+    at.button(key="run").click().run()
+    assert not at.exception and not errors(at)
+    (request,) = service.requests
+    assert (request.text, request.backend, request.alias_outputs, request.baselines) == (
+        SEED,
+        "hfuse",
+        False,
+        (),
+    )
+    assert "All 3 outputs match torch" in at.success[0].value
+    assert at.status[0].state == "complete" and at.status[0].label.startswith("Done: first call")
+    checks, kernels = (frame.value for frame in at.dataframe)
+    assert list(checks["matches"]) == [True] * 3 and all(checks["first values"])
+    assert len(kernels) >= 1 and set(kernels["time"]) == {"-"}  # not timed in the interpreter
+    assert "Run log (server clock): asked" in " ".join(c.value for c in at.caption)
+
+
+def test_a_crashed_run_shows_an_error_and_the_next_run_works(service):
+    service.failures = [
+        KernelError("the worker process died (signal 11, SIGSEGV) while launching; a fresh one started")
+    ]
+    at = open_run_page(outputs="contiguous")
+    at.button(key="run").click().run()
+    assert not at.exception
+    assert at.status[0].state == "error"
+    assert any("KernelError" in e and "worker process died" in e for e in errors(at))
+    assert not at.dataframe  # no report of an earlier run is left on screen
+    at.button(key="run").click().run()
+    assert not at.exception and not errors(at)
+    assert "All 3 outputs match torch" in at.success[0].value
+
+
 def timed_profile(backend: str, segments: int, time_ms: float) -> FusionProfile:
     kernels = tuple(
         KernelProfile(
@@ -230,7 +299,7 @@ def timed_profile(backend: str, segments: int, time_ms: float) -> FusionProfile:
         segments,
         kernels,
         time_ms,
-        0.5,
+        156.4537,
         40.0,
         2_000_000 * segments,
         2_000_000 * segments,
@@ -240,37 +309,46 @@ def timed_profile(backend: str, segments: int, time_ms: float) -> FusionProfile:
         True,
         True,
         0.0,
+        cache_hit=True,
     )
 
 
-@pytest.fixture
-def runner(monkeypatch):
-    """The app's run helpers (ui/ lives beside app.py, outside the hfuse package)."""
-    monkeypatch.syspath_prepend(str(ROOT))
-    return importlib.import_module("ui.runner")
-
-
-def test_a_gpu_report_shows_times_bandwidth_and_torch_beside_it(runner):
+def test_a_gpu_report_shows_times_bandwidth_and_torch_beside_it():
     at = open_app(f=share.encode_definition(SEED), v="1", outputs="contiguous")
-    report = runner.RunReport(
-        key=(SEED, "hfuse", "contiguous"),
-        on_gpu=True,
-        first_call_ms=900.0,
-        compile_ms=850.0,
+    result = RunResult(
+        outputs=(OutputSummary("T7", (2, 4, 16, 32), "Float", (0.5, -1.25), True, 0.0, "max abs error 0"),),
         profile=timed_profile("hfuse", 1, 0.018),
-        checks=(runner.OutputCheck("T7", (2, 4, 16, 32), "Float", True, 0.0, "max abs error 0"),),
+        first_call_ms=912.3,
         baselines=(
-            runner.Baseline("torch eager", 3, timed_profile("eager", 1, 0.031)),
-            runner.Baseline("torch.compile", 3, timed_profile("inductor", 1, 0.037)),
+            ("eager", timed_profile("eager", 1, 0.031)),
+            ("inductor", timed_profile("inductor", 1, 0.037)),
         ),
     )
-    at.session_state["run_report"] = report
+    at.session_state["run_report"] = ((SEED, "hfuse", "contiguous"), result)
     at.switch_page("app_pages/run.py").run()
     assert not at.exception and not errors(at)
     checks, kernels, beside = (frame.value for frame in at.dataframe)
+    assert list(checks["first values"]) == ["0.5, -1.25"]
     assert list(kernels["time"]) == ["18.0 us"] and list(kernels["% of peak"]) == ["50.0 %"]
+    assert list(kernels["compile"]) == ["cached"]
     assert list(beside["backend"]) == ["hfuse (hfuse)", "torch eager", "torch.compile"]
-    assert list(beside["kernels"]) == [1, 3, 3]
+    assert list(beside["hfuse speed-up"]) == ["1.00x", "1.72x", "2.06x"]
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Compile"] == "850 ms" and metrics["Bandwidth"] == "2,000.0 GB/s"
+    assert metrics["First call"] == "912 ms" and metrics["Host time"] == "156 ms"
+    assert metrics["Bandwidth"] == "2,000.0 GB/s"
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "no bandwidth chart"
+
+
+@pytest.fixture(scope="module")
+def real_service():
+    """The process's run service with its worker process, stopped when this module's tests are done."""
+    yield worker.shared_service()
+    worker.shared_service().close()
+
+
+def test_a_run_goes_through_the_worker_process(real_service):
+    at = open_run_page(outputs="contiguous")
+    at.button(key="run").click().run(timeout=TIMEOUT)
+    assert not at.exception and not errors(at)
+    assert "All 3 outputs match torch" in at.success[0].value
+    assert real_service.worker_pid is not None

@@ -9,6 +9,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import LimitError
 from hfuse.ir import Op
 from hfuse.segment.model import Boundary, Group, SchedulerKind, Segmentation
+from hfuse.units import format_bytes
 
 
 def qkv_split():
@@ -195,7 +196,7 @@ SIZES = {
 
 @pytest.mark.parametrize("count, text", SIZES.values(), ids=SIZES.keys())
 def test_format_bytes(count, text):
-    assert viz.format_bytes(count) == text
+    assert format_bytes(count) == text
 
 
 @pytest.mark.skipif(not viz.dot_available(), reason="needs the graphviz `dot` binary")

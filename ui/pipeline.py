@@ -6,7 +6,6 @@ only a Run makes real tensors. Compiled stages are immutable and shared between 
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -97,9 +96,3 @@ def svg_of(dot_source: str) -> str | None:
     if not viz.dot_available():
         return None
     return graphviz.Source(dot_source).pipe(format="svg", encoding="utf-8")
-
-
-@st.cache_resource
-def gpu_lock() -> threading.Lock:
-    """One run at a time in this server process, so that timings of two sessions do not overlap."""
-    return threading.Lock()

@@ -123,6 +123,37 @@ def test_a_bad_script_shows_its_error_and_keeps_the_text(app_url, page):
     assert editor_text(page).startswith("oops(")
 
 
+def open_page_once(page, name: str, heading: str, *, press_ms: int = 0) -> None:
+    """One click on a page link (held `press_ms` between press and release): the page opens and stays."""
+    page.get_by_role("link", name=name, exact=True).click(delay=press_ms)
+    settle(page)
+    page.wait_for_timeout(1000)  # time for the editor's blur event and the rerun it sends
+    settle(page)
+    assert page.get_by_role("heading", name=heading, exact=True).count() == 1, f"{name} did not stay open"
+
+
+def test_one_click_on_a_page_link_after_typing_keeps_the_text_and_opens_the_page(app_url, page):
+    """The editor sends its blur event when the click takes the focus away. As a hand clicks (the
+    button held a moment) the event goes before the click; a click without that pause sends it after,
+    with the page the browser still shows. Either way the typed text is kept and the click wins."""
+    page.goto(seed_link(app_url))
+    settle(page)
+    editor(page).click()
+    page.keyboard.press("Control+Home")
+    page.keyboard.type("# typed, then Run\n")
+    open_page_once(page, "Run", "Run", press_ms=120)
+    assert definition_in_url(page) == "# typed, then Run\n" + SEED
+    page.get_by_role("button", name="Run", exact=True).wait_for()
+
+    open_page_once(page, "Editor", "Fusion definition")
+    type_at_top(page, "# applied, then IR\n")  # Ctrl+Enter applies it before the click
+    applied = "# applied, then IR\n# typed, then Run\n" + SEED
+    page.wait_for_function("(f) => window.location.search.includes(f)", arg=share.encode_definition(applied))
+    settle(page)
+    open_page_once(page, "IR", "Fusion IR")  # an instant click: the blur event comes after it
+    assert definition_in_url(page) == applied
+
+
 PAGES = {"ir": "IR", "segments": "Segmentation", "code": "Generated code", "run": "Run"}
 
 
