@@ -23,6 +23,7 @@ from pathlib import Path
 
 import torch
 
+from hfuse import settings
 from hfuse.errors import HfuseError
 
 COMPILE_CASES = ("nanogpt/qkv_split", "large/layernorm", "large/cross_entropy")
@@ -104,7 +105,11 @@ def first_calls(cases: Sequence[str]) -> list[FirstCall]:
     for case in cases:
         subset, name = case.split("/")
         with tempfile.TemporaryDirectory() as folder:
-            env = {**os.environ, "HFUSE_CACHE_DIR": f"{folder}/hfuse", "TRITON_CACHE_DIR": f"{folder}/triton"}
+            env = {
+                **os.environ,
+                settings.CACHE_DIR.env: f"{folder}/hfuse",
+                "TRITON_CACHE_DIR": f"{folder}/triton",
+            }
             cold, warm = (_first_call_in_new_process(name, subset, env) for _ in range(2))
         found.append(
             FirstCall(

@@ -90,3 +90,14 @@ FLOAT_TYPES = frozenset(
     }
 )
 INT_TYPES = frozenset({DataType.Int, DataType.Int32, DataType.UInt64, DataType.Index})
+
+
+def python_dtype(value: bool | int | float | complex) -> DataType:
+    """nvFuser's dtype of a Python number: bool Bool, int Int, float Double, complex ComplexDouble."""
+    if isinstance(value, bool):
+        return DataType.Bool
+    if isinstance(value, int):
+        return DataType.Int
+    if isinstance(value, float):
+        return DataType.Double
+    return DataType.ComplexDouble

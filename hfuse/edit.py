@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hfuse.builder import FusionBuilder
-from hfuse.dtypes import DataType
+from hfuse.dtypes import DataType, python_dtype
 from hfuse.errors import DefinitionError
 from hfuse.ir import Family, Fusion, Op, Value
 
@@ -135,14 +135,7 @@ class _Replay:
         return self.values[name]
 
     def constant(self, number: float | int | bool) -> Value:
-        dtype = (
-            DataType.Bool
-            if isinstance(number, bool)
-            else DataType.Int
-            if isinstance(number, int)
-            else DataType.Double
-        )
-        return self.builder.define_scalar(dtype, number)
+        return self.builder.define_scalar(python_dtype(number), number)
 
     def build(self, extra_outputs: Sequence[Value] = (), dropped: frozenset[str] = frozenset()) -> Fusion:
         for output in self.fusion.outputs:

@@ -359,9 +359,6 @@ class Fusion:
                 return e
         return None
 
-    def consumers(self, name: str) -> list[Expr]:
-        return [e for e in self.exprs if name in e.inputs]
-
     def tensors(self) -> Iterator[Value]:
         return (v for v in self.values if v.is_tensor)
 

@@ -39,10 +39,18 @@ from hfuse.loader_inputs import (
     random_inputs,
 )
 from hfuse.loader_limits import check_text, check_tree_depth
-from hfuse.loader_source import SUPPORTED, Source, position
+from hfuse.loader_source import (
+    SUPPORTED,
+    Source,
+    dotted_name,
+    is_docstring,
+    is_none,
+    is_print,
+    position,
+    run_call_of,
+)
 
 DEFINITION_MODULES = frozenset({"nvfuser", "nvfuser_direct", "hfuse", "torch._C._nvfuser"})
-RUN_METHODS = frozenset({"execute", "validate"})
 
 _UNSUPPORTED_STATEMENTS = {
     ast.For: "for loops",
@@ -225,7 +233,7 @@ class _ScriptReader:
 
     def _read_top_level(self, stmt: ast.stmt) -> bool:
         """Handles one top-level statement; True if it is the definition (run in pass 2)."""
-        if _is_docstring(stmt) or isinstance(stmt, ast.Pass):
+        if is_docstring(stmt) or isinstance(stmt, ast.Pass):
             return False
         if isinstance(stmt, ast.Import | ast.ImportFrom):
             self._import(stmt)
@@ -236,9 +244,9 @@ class _ScriptReader:
             self.names[stmt.name] = self._read_class(stmt)
         elif isinstance(stmt, ast.With):
             return True
-        elif _run_call(stmt) is not None:
-            self.run_call = _run_call(stmt)
-        elif _is_print(stmt):
+        elif run_call_of(stmt) is not None:
+            self.run_call = run_call_of(stmt)
+        elif is_print(stmt):
             return False
         elif isinstance(stmt, ast.Assign):
             if isinstance(stmt.value, ast.Call) and isinstance(self._callee(stmt.value), _UserClass):
@@ -259,7 +267,7 @@ class _ScriptReader:
             return self.error(
                 node, f"expressions on their own do nothing in a fusion definition; {SUPPORTED}"
             )
-        callee = _dotted_name(node.func)
+        callee = dotted_name(node.func)
         root = callee.split(".")[0]
         if root in ("fd", "self") or isinstance(self.names.get(root), Fd):
             return self.error(
@@ -316,7 +324,7 @@ class _ScriptReader:
             raise self.error(node, f"class {node.name} must derive from FusionDefinition only")
         methods = {}
         for stmt in node.body:
-            if _is_docstring(stmt) or isinstance(stmt, ast.Pass):
+            if is_docstring(stmt) or isinstance(stmt, ast.Pass):
                 continue
             if not isinstance(stmt, ast.FunctionDef) or stmt.name not in ("definition", "schedule"):
                 raise self.error(stmt, f"class {node.name} may hold only definition(self) and schedule(self)")
@@ -391,9 +399,9 @@ class _ScriptReader:
     # inside the definition
     def run_body(self, body: list[ast.stmt], scope: dict[str, Any], in_function: bool) -> None:
         for stmt in body:
-            if _is_docstring(stmt) or isinstance(stmt, ast.Pass) or _is_print(stmt):
+            if is_docstring(stmt) or isinstance(stmt, ast.Pass) or is_print(stmt):
                 continue
-            if isinstance(stmt, ast.Return) and in_function and _is_none(stmt.value):
+            if isinstance(stmt, ast.Return) and in_function and is_none(stmt.value):
                 return
             if isinstance(stmt, ast.Assign):
                 self._assign(stmt, scope)
@@ -470,59 +478,3 @@ _IMPORTS = (
     "write `import torch` and `from nvfuser import FusionDefinition, DataType` "
     "(nvfuser_direct and hfuse work the same way)"
 )
-
-
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return (
-        isinstance(stmt, ast.Expr)
-        and isinstance(stmt.value, ast.Constant)
-        and isinstance(stmt.value.value, str)
-    )
-
-
-def _is_none(node: ast.expr | None) -> bool:
-    return node is None or (isinstance(node, ast.Constant) and node.value is None)
-
-
-def _is_print(stmt: ast.stmt) -> bool:
-    """`print(a, b[0])` of names only: skipped, since printing shows nothing when nothing runs."""
-    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-        return False
-    call = stmt.value
-    if not (isinstance(call.func, ast.Name) and call.func.id == "print") or call.keywords:
-        return False
-    plain = (ast.Name, ast.Constant)
-    return all(
-        isinstance(a, plain)
-        or (
-            isinstance(a, ast.Subscript)
-            and isinstance(a.value, ast.Name)
-            and isinstance(a.slice, ast.Constant)
-        )
-        for a in call.args
-    )
-
-
-def _run_call(stmt: ast.stmt) -> ast.Call | None:
-    """`fd.execute(inputs)`, `out = fd.execute(inputs)`, `out = fd.execute(inputs)[0]`: only inputs count."""
-    value = stmt.value if isinstance(stmt, ast.Expr | ast.Assign) else None
-    if isinstance(value, ast.Subscript):
-        value = value.value
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr in RUN_METHODS
-        and isinstance(value.func.value, ast.Name)
-    ):
-        return value
-    return None
-
-
-def _dotted_name(node: ast.expr) -> str:
-    """`torch.testing.assert_close` for an attribute chain, read from the tree (never looked up)."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    parts.append(node.id if isinstance(node, ast.Name) else "(...)")
-    return ".".join(reversed(parts))

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from hfuse.dtypes import DataType
+from hfuse.dtypes import DataType, python_dtype
 from hfuse.frontend.layout import layout_of
 from hfuse.ir import Fusion, Op, Value, contiguous_strides
 
@@ -180,7 +180,6 @@ def print_fusion(
 
 def print_records(records: Sequence[Any]) -> str:
     """A recorded (not yet bound) definition as a script: -1 for symbolic extents, Scalars in shapes."""
-    from hfuse.frontend.binding import python_dtype
     from hfuse.frontend.records import Call, Constant, Extent, OutputRecord, ScalarInput, TensorInput
 
     lines = []

@@ -84,24 +84,3 @@ RUN_QUEUE_TIMEOUT_S = Setting(
 TEST_FAULTS = Setting(
     "HFUSE_TEST_FAULTS", "0", "lets run requests ask for a fault (hang, crash, exit, oom, cuda_error): tests"
 )
-
-ALL = (
-    CACHE_DIR,
-    MAX_SCRIPT_CHARS,
-    MAX_OPS,
-    MAX_RANK,
-    MAX_INPUT_BYTES,
-    MAX_NESTING,
-    POISON_OUTPUTS,
-    ALWAYS_VALIDATE,
-    AUTOTUNE,
-    LINK_DB,
-    MAX_LINK_CHARS,
-    MAX_SHORT_LINK_BYTES,
-    MAX_SHORT_LINKS,
-    MAX_DIAGRAM_EXPRS,
-    MAX_OUTPUT_BYTES,
-    RUN_TIMEOUT_S,
-    RUN_QUEUE_TIMEOUT_S,
-    TEST_FAULTS,
-)

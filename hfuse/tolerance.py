@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from hfuse.dtypes import DataType
+from hfuse.dtypes import DataType, python_dtype
 from hfuse.ir import Family, Fusion
 
 
@@ -151,13 +151,7 @@ def compare_outputs(
 def _dtype_of(value: torch.Tensor | bool | int | float | complex) -> DataType:
     if isinstance(value, torch.Tensor):
         return DataType.from_torch(value.dtype)
-    if isinstance(value, bool):
-        return DataType.Bool
-    if isinstance(value, int):
-        return DataType.Int
-    if isinstance(value, complex):
-        return DataType.ComplexDouble
-    return DataType.Double
+    return python_dtype(value)
 
 
 def assert_close(

@@ -9,27 +9,17 @@ from hypothesis import HealthCheck, given, note, settings
 from random_fusions import BF16, F16, F32, fusions, random_inputs
 from segment_cases import Builder
 
-from hfuse import settings as hfuse_settings
 from hfuse.dtypes import DataType
 from hfuse.ir import Fusion, Op
 from hfuse.pipeline import Compiled
 from hfuse.reference import evaluate
-from hfuse.runtime import clear_cache, execute
+from hfuse.runtime import execute
 from hfuse.tolerance import compare, reduction_size
 
 # (backend, alias_outputs): hfuse with views of inputs served without kernels, hfuse with every
 # output computed, and one kernel per op chain.
 CONFIGS = (("hfuse", True), ("hfuse", False), ("naive", False))
 EXAMPLES = 60
-
-
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(hfuse_settings.CACHE_DIR.env, str(tmp_path / "kernels"))
-    monkeypatch.delenv(hfuse_settings.POISON_OUTPUTS.env, raising=False)
-    clear_cache()
-    yield
-    clear_cache()
 
 
 def _storage(tensor: torch.Tensor) -> int:

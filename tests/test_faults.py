@@ -16,20 +16,12 @@ from hfuse.codegen.model import KernelSource
 from hfuse.dtypes import DataType
 from hfuse.errors import KernelError, LimitError
 from hfuse.ir import Fusion, Op
-from hfuse.runtime import clear_cache, execute, memory
+from hfuse.runtime import execute, memory
 from hfuse.runtime import executor as executor_module
 from hfuse.runtime.kernel_cache import load_kernel, source_hash
 from hfuse.runtime.request import RunRequest, run_request
 
-
-@pytest.fixture(autouse=True)
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(settings.CACHE_DIR.env, str(tmp_path / "kernels"))
-    for setting in (settings.POISON_OUTPUTS, settings.MAX_OUTPUT_BYTES):
-        monkeypatch.delenv(setting.env, raising=False)
-    clear_cache()
-    yield
-    clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 def _fusion(n: int = 256, op: Op = Op.MUL) -> Fusion:

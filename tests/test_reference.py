@@ -422,9 +422,6 @@ def test_iota(start, step, dtype):
     assert_close(out, (torch.arange(6, dtype=torch.float64) * step + start).to(dtype.torch))
 
 
-INDEXING_CASES = [(dtype,) for dtype in (*FLOATS, torch.int64)]
-
-
 @pytest.mark.parametrize("dtype", FLOATS + (torch.int64,), ids=lambda d: str(d)[6:])
 def test_indexing_ops(dtype):
     x = sample((5, 4), dtype, -5, 5)

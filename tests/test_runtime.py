@@ -24,13 +24,7 @@ from hfuse.segment.model import Group, SchedulerKind
 F32 = 4
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(settings.CACHE_DIR.env, str(tmp_path / "kernels"))
-    monkeypatch.delenv(settings.POISON_OUTPUTS.env, raising=False)
-    clear_cache()
-    yield
-    clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 # ---- kernel cache -------------------------------------------------------------------------------

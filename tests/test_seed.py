@@ -10,22 +10,16 @@ import pytest
 import torch
 
 import hfuse
-from hfuse import settings
 from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType
 from hfuse.ir import Fusion, Op
-from hfuse.runtime import clear_cache, execute
+from hfuse.runtime import execute
 
 SMALL = (2, 16, 384, 2)  # batch, sequence, 3 x hidden, heads: runs in the interpreter in well under a second
 REAL = (16, 128, 3072, 16)  # the shape of the report; only segmented here, never run
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(settings.CACHE_DIR.env, str(tmp_path / "kernels"))
-    clear_cache()
-    yield
-    clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 def seed_fusion(batch: int, seq: int, width: int, heads: int) -> Fusion:

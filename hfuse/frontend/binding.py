@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from hfuse.builder import FusionBuilder
-from hfuse.dtypes import DataType
+from hfuse.dtypes import DataType, python_dtype
 from hfuse.errors import DefinitionError
 from hfuse.frontend.handles import Handle, Scalar
 from hfuse.frontend.layout import strides_for
@@ -22,17 +22,6 @@ from hfuse.frontend.records import Call, Constant, Extent, OutputRecord, Record,
 from hfuse.ir import Fusion, Value
 
 NUMBER_TYPES = (bool, int, float, complex)
-
-
-def python_dtype(value: bool | int | float | complex) -> DataType:
-    """nvFuser's dtype of a Python number: bool Bool, int Int, float Double, complex ComplexDouble."""
-    if isinstance(value, bool):
-        return DataType.Bool
-    if isinstance(value, int):
-        return DataType.Int
-    if isinstance(value, float):
-        return DataType.Double
-    return DataType.ComplexDouble
 
 
 def coerce(value: bool | int | float | complex, dtype: DataType, where: str) -> bool | int | float | complex:
@@ -156,8 +145,10 @@ class Replay:
         if given is None:
             shape, strides = self._declared_layout(record)
         else:
-            if not isinstance(given, torch.Tensor) or given.dtype != spec.dtype.torch or given.dim() != len(
-                spec.shape
+            if (
+                not isinstance(given, torch.Tensor)
+                or given.dtype != spec.dtype.torch
+                or given.dim() != len(spec.shape)
             ):
                 raise DefinitionError(
                     f"input {index} ({name}): expected {expected}, got {_kind_of(given)}", loc=record.loc

@@ -15,10 +15,10 @@ from typing import Any
 import torch
 
 from hfuse import settings
-from hfuse.dtypes import DataType
+from hfuse.dtypes import DataType, python_dtype
 from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError
 from hfuse.frontend import legacy
-from hfuse.frontend.binding import build, coerce, input_records, python_dtype, signature
+from hfuse.frontend.binding import build, coerce, input_records, signature
 from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
 from hfuse.frontend.operands import NUMBER_TYPES
 from hfuse.frontend.ops import Ops

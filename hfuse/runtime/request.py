@@ -132,11 +132,6 @@ class RunResult:
     def ok(self) -> bool:
         return self.failure is None and all(output.ok for output in self.outputs)
 
-    def raise_failure(self) -> None:
-        """Raise the failure as the HfuseError it was, if there was one."""
-        if self.failure is not None:
-            raise self.failure.exception()
-
 
 def failed_result(err: HfuseError) -> RunResult:
     """The result of a run refused or stopped before it could say more."""

@@ -9,23 +9,15 @@ import torch
 from hfuse.examples import list_examples
 from hfuse.loader import load
 from hfuse.reference import evaluate
-from hfuse.runtime import clear_cache, execute
+from hfuse.runtime import execute
 from hfuse.segment.model import SchedulerKind
 from hfuse.tolerance import compare, reduction_size
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("fresh_cache")]
 
 EXAMPLES = list_examples("small")
 RUNS = [("hfuse", True), ("hfuse", False), ("naive", False)]
 RUN_IDS = ["hfuse", "hfuse-no-alias", "naive"]
-
-
-@pytest.fixture(autouse=True)
-def fresh_plans(tmp_path, monkeypatch):
-    monkeypatch.setenv("HFUSE_CACHE_DIR", str(tmp_path / "kernels"))
-    clear_cache()
-    yield
-    clear_cache()
 
 
 def cuda_kernels_launched(fn) -> int:
