@@ -76,6 +76,13 @@ def check_attrs(op: Op, attrs: dict[str, Any], allowed: Sequence[str]) -> None:
         raise fail(op, f"unknown attribute {', '.join(unknown)}; it takes {takes}")
 
 
+def one_tensor(op: Op, inputs: Sequence[Value], attrs: dict[str, Any], allowed: Sequence[str]) -> Value:
+    """The single tensor operand of `op`, after checking its arity and attribute names."""
+    expect_arity(op, inputs, [1])
+    check_attrs(op, attrs, allowed)
+    return expect_tensor(op, inputs[0], "the operand")
+
+
 def as_int(op: Op, name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise fail(op, f"{name} must be a whole number, got {value!r}")

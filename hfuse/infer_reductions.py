@@ -14,22 +14,14 @@ from hfuse.infer_common import (
     as_int,
     as_int_tuple,
     category,
-    check_attrs,
-    expect_arity,
-    expect_tensor,
     fail,
     normalize_dim,
     normalize_dims,
+    one_tensor,
     real_dtype,
     tensor_out,
 )
 from hfuse.ir import Op, Value
-
-
-def _operand(op: Op, inputs: list[Value], attrs: dict[str, Any], allowed: list[str]) -> Value:
-    expect_arity(op, inputs, [1])
-    check_attrs(op, attrs, allowed)
-    return expect_tensor(op, inputs[0], "the operand")
 
 
 def _reduced_dims(op: Op, x: Value, attrs: dict[str, Any]) -> tuple[int, ...]:
@@ -52,7 +44,7 @@ def _statistics_dtype(x: Value) -> DataType:
 
 
 def reduction(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _operand(op, inputs, attrs, ["dims", "keepdim", "dtype"])
+    x = one_tensor(op, inputs, attrs, ["dims", "keepdim", "dtype"])
     dims = _reduced_dims(op, x, attrs)
     keepdim = as_bool(op, "keepdim", attrs.get("keepdim", False))
     requested = as_dtype(op, "dtype", attrs.get("dtype", DataType.Null))
@@ -65,7 +57,7 @@ def reduction(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def variance(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _operand(op, inputs, attrs, ["dims", "correction", "keepdim"])
+    x = one_tensor(op, inputs, attrs, ["dims", "correction", "keepdim"])
     dims = _reduced_dims(op, x, attrs)
     keepdim = as_bool(op, "keepdim", attrs.get("keepdim", False))
     correction = as_int(op, "correction", attrs.get("correction", 1))
@@ -81,7 +73,7 @@ def variance(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def welford(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _operand(op, inputs, attrs, ["dims"])
+    x = one_tensor(op, inputs, attrs, ["dims"])
     if category(x.dtype) == COMPLEX:
         raise fail(op, f"is not defined for complex operands, got {x.describe()}")
     dims = _reduced_dims(op, x, attrs)
@@ -92,7 +84,7 @@ def welford(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def cumsum(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _operand(op, inputs, attrs, ["dim"])
+    x = one_tensor(op, inputs, attrs, ["dim"])
     if "dim" not in attrs:
         raise fail(op, "needs dim=<whole number>")
     dim = normalize_dim(op, as_int(op, "dim", attrs["dim"]), x.rank)
@@ -101,7 +93,7 @@ def cumsum(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def argsort(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _operand(op, inputs, attrs, ["dim", "descending", "stable"])
+    x = one_tensor(op, inputs, attrs, ["dim", "descending", "stable"])
     dim = normalize_dim(op, as_int(op, "dim", attrs.get("dim", -1)), x.rank)
     normalized = {
         "dim": dim,
@@ -112,7 +104,7 @@ def argsort(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def topk(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _operand(op, inputs, attrs, ["k", "dim", "largest", "sorted"])
+    x = one_tensor(op, inputs, attrs, ["k", "dim", "largest", "sorted"])
     if "k" not in attrs:
         raise fail(op, "needs k=<whole number>")
     dim = normalize_dim(op, as_int(op, "dim", attrs.get("dim", -1)), x.rank)

@@ -18,6 +18,7 @@ from hfuse.infer_common import (
     fail,
     normalize_dim,
     normalize_dims,
+    one_tensor,
     promote,
     tensor_out,
 )
@@ -30,14 +31,8 @@ def _required(op: Op, attrs: dict[str, Any], name: str) -> Any:
     return attrs[name]
 
 
-def _one_tensor(op: Op, inputs: list[Value], attrs: dict[str, Any], allowed: list[str]) -> Value:
-    expect_arity(op, inputs, [1])
-    check_attrs(op, attrs, allowed)
-    return expect_tensor(op, inputs[0], "the operand")
-
-
 def broadcast_in_dim(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _one_tensor(op, inputs, attrs, ["shape", "broadcast_dims"])
+    x = one_tensor(op, inputs, attrs, ["shape", "broadcast_dims"])
     shape = list(as_int_tuple(op, "shape", _required(op, attrs, "shape")))
     dims = as_int_tuple(op, "broadcast_dims", _required(op, attrs, "broadcast_dims"))
     if len(dims) != x.rank:
@@ -67,7 +62,7 @@ def broadcast_in_dim(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Infe
 
 
 def broadcast(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _one_tensor(op, inputs, attrs, ["is_broadcast_dim"])
+    x = one_tensor(op, inputs, attrs, ["is_broadcast_dim"])
     flags = _required(op, attrs, "is_broadcast_dim")
     if not isinstance(flags, list | tuple):
         raise fail(op, f"is_broadcast_dim must be a list of bools, got {flags!r}")
@@ -84,7 +79,7 @@ def broadcast(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def expand(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _one_tensor(op, inputs, attrs, ["shape"])
+    x = one_tensor(op, inputs, attrs, ["shape"])
     shape = list(as_int_tuple(op, "shape", _required(op, attrs, "shape")))
     if len(shape) != x.rank:
         raise fail(op, f"shape {shape} must have one entry per input dim ({x.rank} for {x.describe()})")
@@ -99,7 +94,7 @@ def expand(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def reshape(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _one_tensor(op, inputs, attrs, ["new_shape"])
+    x = one_tensor(op, inputs, attrs, ["new_shape"])
     shape = list(as_int_tuple(op, "new_shape", _required(op, attrs, "new_shape")))
     if shape.count(-1) > 1:
         raise fail(op, f"new_shape {shape} has more than one -1; at most one extent can be inferred")
@@ -122,7 +117,7 @@ def reshape(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def permute(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _one_tensor(op, inputs, attrs, ["dims"])
+    x = one_tensor(op, inputs, attrs, ["dims"])
     given = as_int_tuple(op, "dims", _required(op, attrs, "dims"))
     dims = tuple(d % x.rank if -x.rank <= d < x.rank else d for d in given)
     if sorted(dims) != list(range(x.rank)):
@@ -131,7 +126,7 @@ def permute(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def squeeze(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _one_tensor(op, inputs, attrs, ["dims"])
+    x = one_tensor(op, inputs, attrs, ["dims"])
     dims = normalize_dims(op, as_int_tuple(op, "dims", _required(op, attrs, "dims")), x.rank)
     for d in dims:
         if x.shape[d] != 1:
@@ -143,7 +138,7 @@ def squeeze(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def stride_order(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _one_tensor(op, inputs, attrs, ["stride_order"])
+    x = one_tensor(op, inputs, attrs, ["stride_order"])
     order = as_int_tuple(op, "stride_order", _required(op, attrs, "stride_order"))
     if sorted(order) != list(range(x.rank)):
         raise fail(
@@ -159,7 +154,7 @@ def _clamp_index(index: int, extent: int) -> int:
 
 
 def slice_(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _one_tensor(op, inputs, attrs, ["starts", "ends", "strides"])
+    x = one_tensor(op, inputs, attrs, ["starts", "ends", "strides"])
     starts = as_int_tuple(op, "starts", _required(op, attrs, "starts"))
     ends = as_int_tuple(op, "ends", _required(op, attrs, "ends"))
     strides = as_int_tuple(op, "strides", attrs.get("strides") or (1,) * len(starts))
@@ -225,7 +220,7 @@ def cat(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
 
 
 def triu(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
-    x = _one_tensor(op, inputs, attrs, ["diagonal"])
+    x = one_tensor(op, inputs, attrs, ["diagonal"])
     if x.rank < 2:
         raise fail(op, f"needs a tensor of rank >= 2, got {x.describe()}")
     diagonal = as_int(op, "diagonal", attrs.get("diagonal", 0))

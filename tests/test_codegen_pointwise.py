@@ -75,9 +75,11 @@ def test_int_unary(op, dtype):
     check(fusion, [group], _ranges(fusion, op, (-9, 9)))
 
 
-def test_lgamma_of_negative_numbers():
+# lgamma has poles at 0, -1, -2, ...: fp32 cannot place values near them precisely enough to compare.
+@pytest.mark.parametrize("low_high", [(-2.9, -2.1), (-1.9, -1.1), (-0.9, -0.1)], ids=str)
+def test_lgamma_of_negative_numbers(low_high):
     fusion, group = _single(Op.LGAMMA, [F32])
-    check(fusion, [group], _ranges(fusion, Op.LGAMMA, (-2.9, -0.1)))
+    check(fusion, [group], _ranges(fusion, Op.LGAMMA, low_high))
 
 
 @pytest.mark.parametrize("op", FLOAT_BINARY, ids=lambda op: op.frontend_name)

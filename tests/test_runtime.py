@@ -408,3 +408,29 @@ def test_a_failing_launch_is_a_kernel_error_naming_the_kernel(monkeypatch, devic
         KernelError, match=r"kernel hfuse_pointwise_g0 \(segment 0\) failed to launch \(ValueError"
     ):
         execute(fusion, _inputs(fusion, device))
+
+
+def test_a_fresh_process_runs_kernels_that_call_triton_library_functions(tmp_path):
+    """tl.sigmoid (used for tanh) is itself a Triton function: the interpreter must be chosen before
+    anything imports Triton, or calling it from an interpreted kernel fails."""
+    import subprocess
+    import sys
+
+    script = (
+        "import torch\n"
+        "from hfuse import FusionDefinition, DataType\n"
+        "with FusionDefinition() as fd:\n"
+        "    x = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+        "    fd.add_output(fd.ops.tanh(x))\n"
+        "x = torch.randn(8)\n"
+        "(y,) = fd.execute([x])\n"
+        "assert torch.allclose(y, torch.tanh(x), atol=1e-6), (y, torch.tanh(x))\n"
+        "print('ok')\n"
+    )
+    env = {**os.environ, "HFUSE_CACHE_DIR": str(tmp_path / "kernels")}
+    env.pop("TRITON_INTERPRET", None)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "ok"

@@ -8,7 +8,12 @@ does not import Triton and the compiler.
 import importlib
 from typing import Any
 
+from hfuse.runtime.device import use_interpreter_without_cuda
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
+
+# Before any module of the runtime can import Triton: its library functions (tl.sigmoid, ...) are
+# decorated when Triton is first imported, and must be interpretable inside interpreted kernels.
+use_interpreter_without_cuda()
 
 BACKENDS = ("hfuse", "naive", "eager", "inductor")
 

@@ -20,7 +20,8 @@ from hfuse import settings
 from hfuse.codegen.model import KernelSource
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, KernelError, UnsupportedError
-from hfuse.ir import Fusion, Output, Value
+from hfuse.export import segment_fusion
+from hfuse.ir import Fusion, Value
 from hfuse.pipeline import Compiled, compile_eager, compile_fusion
 from hfuse.reference import evaluate
 from hfuse.runtime import BACKENDS, autotune, inductor
@@ -286,7 +287,7 @@ def _launch_error(kernel: KernelSource, err: Exception) -> KernelError:
 
 
 def _torch_segment(fusion: Fusion, group: Group) -> Segment:
-    part = _subfusion(fusion, group)
+    part = segment_fusion(fusion, group)
 
     def run(env: Env, poison: bool) -> Rerun:
         args = [env[name] for name in part.inputs]
@@ -330,13 +331,6 @@ def _alias_segment(compiled: Compiled, group: Group) -> Segment:
         return None
 
     return Segment(group, run, group.name)
-
-
-def _subfusion(fusion: Fusion, group: Group) -> Fusion:
-    values = fusion.value_map
-    inputs = tuple(n for n in group.inputs if not (values[n].is_scalar and values[n].const is not None))
-    outputs = tuple(Output(name) for name in dict.fromkeys(group.outputs))
-    return Fusion(fusion.values, inputs, group.exprs, outputs)
 
 
 def _launch_arg(value: Any) -> Any:

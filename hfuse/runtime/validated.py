@@ -11,13 +11,13 @@ checks every first run regardless.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import tempfile
 from pathlib import Path
 
 import torch
-import triton
 
 from hfuse import settings
 from hfuse.pipeline import Compiled
@@ -37,7 +37,7 @@ def validation_key(compiled: Compiled, signature: tuple) -> str:
         repr(signature),
         device_name(),
         torch.__version__,
-        triton.__version__,
+        importlib.metadata.version("triton"),  # importing Triton here would be too early: see device.py
     ]
     digest = hashlib.sha256()
     for part in parts:
