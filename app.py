@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import share_box, state
+from ui import navigation, share_box, state
 from ui.literal import literal
 
 st.set_page_config(page_title="hfuse", page_icon=":material/account_tree:", layout="wide")
@@ -18,10 +18,9 @@ pages = [
     st.Page("app_pages/code.py", title="Code", icon=":material/code:", url_path="code"),
     st.Page("app_pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run"),
 ]
-page = st.navigation(pages)
-kept = state.page_to_keep(page.url_path, edited)
-if kept is not None:
-    st.switch_page(next(p for p in pages if p.url_path == kept))
+page = st.navigation(pages, position="hidden")
+navigation.follow_click(pages, page, edited)
+navigation.render(pages, page)
 message = state.link_message()
 if message is not None:
     level, text = message

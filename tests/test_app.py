@@ -16,13 +16,13 @@ from hfuse.runtime.request import OutputSummary, RunResult, failed_result, run_r
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = (
-    "app_pages/editor.py",
-    "app_pages/ir.py",
-    "app_pages/segments.py",
-    "app_pages/code.py",
-    "app_pages/run.py",
-)
+PAGES = {  # each page's file, and the key of its button in the sidebar's navigation
+    "app_pages/editor.py": "nav_editor",
+    "app_pages/ir.py": "nav_ir",
+    "app_pages/segments.py": "nav_segmentation",
+    "app_pages/code.py": "nav_code",
+    "app_pages/run.py": "nav_run",
+}
 TIMEOUT = 120
 SEED = get_example("qkv_split").text
 BAD_SCRIPT = """from nvfuser import FusionDefinition, DataType
@@ -59,6 +59,20 @@ def definition(at: AppTest) -> str:
     return at.session_state["definition"]
 
 
+def open_page(at: AppTest, page: str) -> AppTest:
+    """A click on the page's button in the sidebar's navigation."""
+    return at.button(key=PAGES[page]).click().run()
+
+
+def headers(at: AppTest) -> list[str]:
+    return [h.value for h in at.header]
+
+
+def highlighted(at: AppTest) -> list[str]:
+    """The keys of the navigation buttons drawn as the page on screen."""
+    return [b.key for b in at.sidebar.button if b.key in PAGES.values() and b.proto.type == "primary"]
+
+
 def use_plain_editor(at: AppTest) -> AppTest:
     at.toggle(key="plain_editor").set_value(True)
     return at.run()
@@ -83,8 +97,9 @@ def test_a_fresh_session_shows_the_seed_and_its_link():
 @pytest.mark.parametrize("page", PAGES, ids=[Path(p).stem for p in PAGES])
 def test_every_page_opens_a_link_and_draws_without_errors(page):
     at = open_app(f=share.encode_definition(SEED), v="1")
-    at.switch_page(page).run()
+    open_page(at, page)
     assert not at.exception and not errors(at)
+    assert highlighted(at) == [PAGES[page]]
     assert definition(at) == SEED
     if page in ("app_pages/editor.py", "app_pages/ir.py", "app_pages/segments.py"):
         assert graph_sources(at), f"{page} draws no diagram"
@@ -110,8 +125,8 @@ def test_a_bad_script_shows_line_and_caret_and_keeps_the_text():
     assert any(
         line.strip() == "^" or line.rstrip().endswith("^") for c in at.code for line in c.value.splitlines()
     )
-    for page in PAGES[1:] + ("app_pages/editor.py",):
-        at.switch_page(page).run()
+    for page in [*list(PAGES)[1:], "app_pages/editor.py"]:
+        open_page(at, page)
         assert not at.exception and definition(at) == BAD_SCRIPT
     area = next(a for a in at.text_area if a.key.startswith("plain_editor_"))
     assert area.value == BAD_SCRIPT
@@ -132,13 +147,13 @@ def test_a_damaged_link_shows_an_error_and_an_empty_editor(params, message):
     assert not at.exception
     assert definition(at) == ""
     assert any(re.search(message, e) for e in errors(at))
-    at.switch_page("app_pages/segments.py").run()
+    open_page(at, "app_pages/segments.py")
     assert not at.exception and "editor is empty" in at.info[0].value
 
 
 def test_view_options_travel_in_the_link():
     at = open_app(f=share.encode_definition(SEED), v="1", compare="outputs", strategy="naive", bogus="1")
-    at.switch_page("app_pages/segments.py").run()
+    open_page(at, "app_pages/segments.py")
     assert not at.exception
     assert at.query_params["compare"] == "outputs" and at.query_params["strategy"] == "naive"
     assert "bogus" not in at.query_params
@@ -193,24 +208,49 @@ def test_a_fusion_too_large_to_draw_says_which_setting_to_raise(monkeypatch):
     at = open_app(f=share.encode_definition(SEED), v="1")
     assert not at.exception
     assert "HFUSE_MAX_DIAGRAM_EXPRS" in " ".join(errors(at))
-    at.switch_page("app_pages/ir.py").run()
+    open_page(at, "app_pages/ir.py")
     assert not at.exception and not graph_sources(at)
 
 
-def test_a_blur_sent_after_a_page_link_was_clicked_keeps_the_text_and_the_new_page():
-    """The code editor's blur event, flushed after the click on a page link, carries the page the
-    browser still showed (the Editor): the edit is applied and the session stays on the page it asked for."""
+def test_an_edit_sent_with_a_click_on_a_page_button_is_applied_and_the_page_opens():
+    """The code editor's blur event, sent as the click takes the focus away, reaches the server in the
+    same rerun as the click on a navigation button: the edit is applied, then the page switches."""
     at = open_app(f=share.encode_definition(SEED), v="1")
-    at.switch_page("app_pages/run.py").run()
     edited = "# typed just before the click\n" + SEED
     at.session_state["code_editor_0"] = {"id": "blur0001", "type": "blur", "text": edited}
-    at.switch_page("app_pages/editor.py").run()
+    open_page(at, "app_pages/run.py")
     assert not at.exception
     assert definition(at) == edited
-    assert [h.value for h in at.header] == ["Run"]
+    assert headers(at) == ["Run"] and highlighted(at) == ["nav_run"]
     assert share.decode_definition(at.query_params["f"]) == edited
-    at.switch_page("app_pages/editor.py").run()  # a click on the Editor link itself still navigates
-    assert [h.value for h in at.header] == ["Fusion definition"]
+    open_page(at, "app_pages/run.py")  # a click on the page on screen keeps it
+    assert headers(at) == ["Run"]
+    open_page(at, "app_pages/editor.py")
+    assert headers(at) == ["Fusion definition"] and highlighted(at) == ["nav_editor"]
+    assert definition(at) == edited
+
+
+def test_an_edit_sent_after_a_click_on_a_page_button_keeps_the_new_page():
+    """When the page is slow to switch, the code editor's typing pause is sent after the click, with the
+    page the browser still shows (the Editor): the edit is applied and the clicked page stays."""
+    at = open_app(f=share.encode_definition(SEED), v="1")
+    open_page(at, "app_pages/run.py")
+    edited = "# typed just before the click\n" + SEED
+    at.session_state["code_editor_0"] = {"id": "change01", "type": "change", "text": edited}
+    at.switch_page("app_pages/editor.py").run()  # the rerun the event sends, from the Editor
+    assert not at.exception
+    assert definition(at) == edited
+    assert headers(at) == ["Run"] and highlighted(at) == ["nav_run"]
+    at.switch_page("app_pages/editor.py").run()  # a rerun without an edit (the back button) moves
+    assert headers(at) == ["Fusion definition"]
+
+
+def test_a_plain_text_edit_sent_with_a_click_on_a_page_button_is_applied_and_the_page_opens():
+    at = use_plain_editor(open_app(f=share.encode_definition(SEED), v="1"))
+    next(a for a in at.text_area if a.key.startswith("plain_editor_")).input(BAD_SCRIPT)
+    open_page(at, "app_pages/ir.py")
+    assert not at.exception
+    assert definition(at) == BAD_SCRIPT and headers(at) == ["Fusion IR"]
 
 
 class InProcessService:
@@ -237,7 +277,7 @@ def service(monkeypatch):
 
 def open_run_page(**options: str) -> AppTest:
     at = open_app(f=share.encode_definition(SEED), v="1", **options)
-    return at.switch_page("app_pages/run.py").run()
+    return open_page(at, "app_pages/run.py")
 
 
 def test_run_checks_the_kernels_against_torch_on_the_interpreter(service):
@@ -325,7 +365,7 @@ def test_a_gpu_report_shows_times_bandwidth_and_torch_beside_it():
         ),
     )
     at.session_state["run_report"] = ((SEED, "hfuse", "contiguous"), result)
-    at.switch_page("app_pages/run.py").run()
+    open_page(at, "app_pages/run.py")
     assert not at.exception and not errors(at)
     checks, kernels, beside = (frame.value for frame in at.dataframe)
     assert list(checks["first values"]) == ["0.5, -1.25"]

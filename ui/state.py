@@ -22,7 +22,6 @@ SHORT_LINK = "short_link"  # (id, text) of the last short link made or opened
 OPTIONS = "options"
 PREVIOUS = "previous_definition"  # the text an example or the op builder replaced
 EDITOR_EVENT = "editor_event"  # id of the last code-editor event applied
-PAGE = "page"  # url path of the page this session last asked for
 DEFAULT_EXAMPLE = "qkv_split"
 
 
@@ -141,21 +140,6 @@ def absorb_editor_event() -> bool:
     if event.get("type") in ("submit", "change", "blur"):
         set_definition(event.get("text", ""))
     return True
-
-
-def page_to_keep(asked: str, edited: bool) -> str | None:
-    """The page to stay on instead of `asked` (a url path), or None to show `asked`.
-
-    The code editor lives in a frame: its blur event, sent when a click on a page link takes the focus
-    away, reaches the browser's page after that click has already asked for the other page. The rerun
-    the event sends then carries the page the browser still shows, the Editor. An edit never changes
-    the page, so a rerun that brings one stays on the page this session asked for last.
-    """
-    last = st.session_state.get(PAGE)
-    if edited and last is not None and last != asked:
-        return last
-    st.session_state[PAGE] = asked
-    return None
 
 
 def code_editor_key() -> str:

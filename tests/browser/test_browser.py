@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 SEED = get_example("qkv_split").text
 RUN_MS = 120_000
+OPEN_MS = 30_000  # a click on a page's navigation button opens it within this
 DIAGRAM = "[data-testid='stGraphVizChart'] svg"
+MAIN = "[data-testid='stMain']"  # the page, without the sidebar and its Run button
 
 
 def link(base: str, path: str = "", **params: str) -> str:
@@ -55,6 +57,11 @@ def type_at_top(page, text: str) -> None:
     page.keyboard.press("Control+Home")
     page.keyboard.type(text)
     page.keyboard.press("Control+Enter")
+
+
+def nav_button(page, title: str):
+    """The sidebar's navigation button of a page."""
+    return page.locator(f"[data-testid='stSidebar'] .st-key-nav_{title.lower()} button")
 
 
 def seed_link(base: str, path: str = "", **options: str) -> str:
@@ -115,27 +122,31 @@ def test_a_bad_script_shows_its_error_and_keeps_the_text(app_url, page):
     assert editor_text(page).startswith("oops(")
     screenshot(page, "editor_error")
     assert definition_in_url(page).startswith("oops(\n")
-    page.get_by_role("link", name="IR").click()
+    nav_button(page, "IR").click()
     settle(page)
-    page.get_by_role("link", name="Editor").click()
+    nav_button(page, "Editor").click()
     settle(page)
     editor(page).wait_for()
     assert editor_text(page).startswith("oops(")
 
 
 def open_page_once(page, name: str, heading: str, *, press_ms: int = 0) -> None:
-    """One click on a page link (held `press_ms` between press and release): the page opens and stays."""
-    page.get_by_role("link", name=name, exact=True).click(delay=press_ms)
+    """One click on a page's navigation button (held `press_ms` between press and release): the page
+    opens, stays open and is the one highlighted."""
+    nav_button(page, name).click(delay=press_ms)
+    # The click's run ends in a switch to the page; the browser shows the script as idle in between.
+    page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=OPEN_MS)
     settle(page)
-    page.wait_for_timeout(1000)  # time for the editor's blur event and the rerun it sends
+    page.wait_for_timeout(1000)  # time for any rerun the editor's blur event sends
     settle(page)
     assert page.get_by_role("heading", name=heading, exact=True).count() == 1, f"{name} did not stay open"
+    assert nav_button(page, name).get_attribute("data-testid") == "stBaseButton-primary"
 
 
-def test_one_click_on_a_page_link_after_typing_keeps_the_text_and_opens_the_page(app_url, page):
+def test_one_click_on_a_page_button_after_typing_keeps_the_text_and_opens_the_page(app_url, page):
     """The editor sends its blur event when the click takes the focus away. As a hand clicks (the
-    button held a moment) the event goes before the click; a click without that pause sends it after,
-    with the page the browser still shows. Either way the typed text is kept and the click wins."""
+    button held a moment) the event goes before the click; a click without that pause sends it with
+    the click. Either way the typed text is kept and the click opens the page."""
     page.goto(seed_link(app_url))
     settle(page)
     editor(page).click()
@@ -143,33 +154,50 @@ def test_one_click_on_a_page_link_after_typing_keeps_the_text_and_opens_the_page
     page.keyboard.type("# typed, then Run\n")
     open_page_once(page, "Run", "Run", press_ms=120)
     assert definition_in_url(page) == "# typed, then Run\n" + SEED
-    page.get_by_role("button", name="Run", exact=True).wait_for()
+    page.locator(MAIN).get_by_role("button", name="Run", exact=True).wait_for()
 
     open_page_once(page, "Editor", "Fusion definition")
-    type_at_top(page, "# applied, then IR\n")  # Ctrl+Enter applies it before the click
-    applied = "# applied, then IR\n# typed, then Run\n" + SEED
+    editor(page).click()
+    page.keyboard.press("Control+Home")
+    page.keyboard.type("# typed, then IR\n")
+    open_page_once(page, "IR", "Fusion IR")  # an instant click: the blur event goes with it
+    typed = "# typed, then IR\n# typed, then Run\n" + SEED
+    assert definition_in_url(page) == typed
+
+    open_page_once(page, "Editor", "Fusion definition")
+    type_at_top(page, "# applied, then Code\n")  # Ctrl+Enter applies it before the click
+    applied = "# applied, then Code\n" + typed
     page.wait_for_function("(f) => window.location.search.includes(f)", arg=share.encode_definition(applied))
     settle(page)
-    open_page_once(page, "IR", "Fusion IR")  # an instant click: the blur event comes after it
+    open_page_once(page, "Code", "Generated code")
     assert definition_in_url(page) == applied
 
 
-PAGES = {"ir": "IR", "segments": "Segmentation", "code": "Generated code", "run": "Run"}
+PAGES = {  # url path: (title in the navigation, heading)
+    "ir": ("IR", "Fusion IR"),
+    "segments": ("Segmentation", "Segmentation"),
+    "code": ("Code", "Generated code"),
+    "run": ("Run", "Run"),
+}
 
 
 @pytest.mark.parametrize("path", PAGES, ids=PAGES.keys())
-def test_every_page_renders_without_tracebacks(app_url, page, path):
+def test_every_page_opens_from_its_link_and_renders_without_tracebacks(app_url, page, path):
     options = {"outputs": "contiguous"} if path in ("code", "run") else {}  # kernels to show and run
     page.goto(seed_link(app_url, path, **options))
     settle(page)
-    page.get_by_role("heading", name=PAGES[path]).wait_for()
+    title, heading = PAGES[path]
+    page.get_by_role("heading", name=heading, exact=True).wait_for()
+    assert nav_button(page, title).get_attribute("data-testid") == "stBaseButton-primary"
+    assert urllib.parse.urlsplit(page.url).path == f"/{path}" and definition_in_url(page) == SEED
+    assert all(f"{name}={value}" in page.url for name, value in options.items())
     if path in ("ir", "segments"):
         page.locator(DIAGRAM).first.wait_for()
         assert page.locator(DIAGRAM).count() == 2
     if path == "code":
         assert "@triton.jit" in page.locator("[data-testid='stCode']").first.inner_text()
     if path == "run":
-        page.get_by_role("button", name="Run", exact=True).click()
+        page.locator(MAIN).get_by_role("button", name="Run", exact=True).click()
         page.locator("[data-testid='stAlert']", has_text="outputs match torch").wait_for(timeout=RUN_MS)
         settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
