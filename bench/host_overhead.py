@@ -2,11 +2,13 @@
 
     PYTHONPATH=. python3 bench/host_overhead.py [--profile] [example ...]
 
-Prints, per example (nanoGPT size), microseconds per call over 10,000 cached calls: the whole call,
-and the call with each kernel launch (`KernelLauncher.__call__`) replaced by a no-op, which leaves
+Prints, per example, microseconds per cached call (the fastest round, see `per_call_us`): the whole
+call, and the call with each kernel launch (`KernelLauncher.__call__`) replaced by a no-op, which leaves
 hfuse's own host work (lookup, allocation, bookkeeping). Their difference is what the launches cost.
 `--profile` also prints where the time of the first example's cached calls goes (cProfile).
-Needs a GPU: in the interpreter these sizes would take hours.
+
+On a GPU the examples are the nanoGPT sizes. Without one they are the small sizes, and only the no-op
+column is measured (and profiled): Triton's interpreter would time numpy, not the launches.
 """
 
 from __future__ import annotations
@@ -22,40 +24,57 @@ from hfuse.examples import get_example
 from hfuse.loader import load
 from hfuse.runtime.launcher import KernelLauncher
 
-CALLS = 10_000
+GPU_CALLS = 10_000
+CPU_CALLS = 20_000
+ROUNDS = 20
 
 
-def per_call_us(fn, calls: int = CALLS) -> float:
+def per_call_us(fn, calls: int) -> float:
+    """The fastest of 20 rounds of `calls / 20` calls: other work on the machine only slows a round down."""
+    cuda = torch.cuda.is_available()
     for _ in range(100):
         fn()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / calls * 1e6
+    per_round = calls // ROUNDS
+    best = float("inf")
+    for _ in range(ROUNDS):
+        if cuda:
+            torch.cuda.synchronize()
+        start = time.perf_counter_ns()
+        for _ in range(per_round):
+            fn()
+        if cuda:
+            torch.cuda.synchronize()
+        best = min(best, (time.perf_counter_ns() - start) / per_round / 1e3)
+    return best
+
+
+def print_profile(call) -> None:
+    cProfile.runctx("for _ in range(2000): call()", globals(), {"call": call}, "/tmp/host_overhead.prof")
+    pstats.Stats("/tmp/host_overhead.prof").sort_stats("tottime").print_stats(20)
 
 
 def _no_launch(self: KernelLauncher, args) -> object:
     return lambda: None
 
 
-def measure(name: str, profile: bool) -> tuple[float, float]:
-    script = load(get_example(name, "nanogpt").text)
+def measure(name: str, profile: bool) -> tuple[float | None, float]:
+    cuda = torch.cuda.is_available()
+    script = load(get_example(name, "nanogpt" if cuda else "small").text)
     fd, inputs = script.fd, script.inputs
 
     def call() -> object:
         return fd.execute(inputs, alias_outputs=False)
 
     call()
-    whole = per_call_us(call)
-    if profile:
-        cProfile.runctx("for _ in range(2000): call()", globals(), {"call": call}, "/tmp/host_overhead.prof")
-        pstats.Stats("/tmp/host_overhead.prof").sort_stats("tottime").print_stats(20)
+    whole = per_call_us(call, GPU_CALLS) if cuda else None
+    if profile and cuda:
+        print_profile(call)
     launch = KernelLauncher.__call__
     KernelLauncher.__call__ = _no_launch
     try:
-        host = per_call_us(call)
+        host = per_call_us(call, GPU_CALLS if cuda else CPU_CALLS)
+        if profile and not cuda:
+            print_profile(call)
     finally:
         KernelLauncher.__call__ = launch
     return whole, host
@@ -67,7 +86,8 @@ def main(argv: list[str]) -> None:
     rows = [(name, *measure(name, profile and index == 0)) for index, name in enumerate(names)]
     print(f"{'example':<20} {'fd.execute us':>14} {'no-op launches us':>18}")
     for name, whole, host in rows:
-        print(f"{name:<20} {whole:>14.1f} {host:>18.1f}")
+        shown = "-" if whole is None else f"{whole:.1f}"
+        print(f"{name:<20} {shown:>14} {host:>18.1f}")
 
 
 if __name__ == "__main__":

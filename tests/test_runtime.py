@@ -364,12 +364,29 @@ def test_in_place_outputs_are_written_into_their_input_and_not_returned(device):
     b.add_output(neg)
     b.add_output(doubled, alias_input=x)
     fusion = b.build()
-    x_value = torch.randn(64, device=device)
-    original = x_value.clone()
-    outputs, _, _ = execute(fusion, [x_value])
-    assert len(outputs) == 1
-    torch.testing.assert_close(outputs[0], -original)
-    torch.testing.assert_close(x_value, original * 2)
+    for _ in range(2):  # the first run of the plan, then a cached one
+        x_value = torch.randn(64, device=device)
+        original = x_value.clone()
+        outputs, _, _ = execute(fusion, [x_value])
+        assert len(outputs) == 1
+        torch.testing.assert_close(outputs[0], -original)
+        torch.testing.assert_close(x_value, original * 2)
+
+
+def test_a_cached_definition_call_keeps_the_run_signature_of_its_inputs(monkeypatch, device):
+    with hfuse.FusionDefinition() as fd:
+        x = fd.define_tensor([-1])
+        fd.add_output(fd.ops.exp(x))
+    first = [torch.randn(8, device=device)]
+    fd.execute(first)
+    made = []
+    real = executor_module.run_signature
+    monkeypatch.setattr(executor_module, "run_signature", lambda inputs: made.append(1) or real(inputs))
+    again = [torch.randn(8, device=device)]
+    torch.testing.assert_close(fd.execute(again)[0], again[0].exp())
+    assert made == []
+    fd.execute([torch.randn(16, device=device)])  # new inputs: a new signature, a new plan
+    assert made
 
 
 def _strided(x: torch.Tensor) -> torch.Tensor:

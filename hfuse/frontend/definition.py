@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import Any, NamedTuple
 
 import torch
 
@@ -41,20 +42,28 @@ IGNORED_EXECUTE_KEYWORDS = frozenset({
 })  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class LastRun:
+class LastRun(NamedTuple):  # a tuple: made on every call, and cheaper to make than a dataclass
     backend: str
     fusion: Fusion
     profile: Any  # FusionProfile when execute(profile=True) ran on the runtime
     compiled: Any  # the runtime's compiled fusion; None for the eager backend
 
 
-@functools.cache
-def _runtime_execute() -> Any:
-    """hfuse.runtime.execute, imported on the first run (it brings in Triton)."""
-    from hfuse.runtime.executor import execute
+@dataclass(slots=True)
+class _Bound:
+    """What the calls with one `_inputs_key` share."""
 
-    return execute
+    fusion: Fusion
+    has_scalars: bool  # some input is a Python number (fusion_ir shows their values)
+    signature: tuple | None = None  # the runtime's `run_signature` of the inputs, made on the first run
+
+
+@functools.cache
+def _runtime() -> ModuleType:
+    """hfuse.runtime.executor, imported on the first run (it brings in Triton)."""
+    from hfuse.runtime import executor
+
+    return executor
 
 
 MAX_INPUT_KEYS = 64  # input layouts (and scalar values) remembered per definition
@@ -64,7 +73,13 @@ def flat_inputs(inputs: Sequence[Any] | None) -> list[Any] | None:
     """The inputs with each list or tuple (the values of a define_vector(n)) spread in place."""
     if inputs is None:
         return None
-    return [item for x in inputs for item in (x if isinstance(x, list | tuple) else (x,))]
+    flat: list[Any] = []
+    for x in inputs:
+        if isinstance(x, (list, tuple)):  # a tuple of types: `list | tuple` would be built on every input
+            flat.extend(x)
+        else:
+            flat.append(x)
+    return flat
 
 
 def _write_in_place(fusion: Fusion, inputs: Sequence[Any], results: list[torch.Tensor]) -> list[torch.Tensor]:
@@ -87,6 +102,11 @@ def _inputs_key(inputs: Sequence[Any] | None) -> tuple | None:
     )
 
 
+def _scalar_values(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, Any]:
+    scalars = zip(fusion.inputs, inputs, strict=False)
+    return {name: value for name, value in scalars if isinstance(value, NUMBER_TYPES)}
+
+
 class FusionDefinition:
     """Record a fusion with `with FusionDefinition() as fd: ...` (or a `definition(self)` method),
     then `fd.execute(inputs)`.
@@ -103,7 +123,7 @@ class FusionDefinition:
         self._records: list[Record] = []
         self._counts = {"T": 0, "S": 0, "V": 0}
         self._cache: dict[Any, Fusion] = {}
-        self._by_inputs: dict[tuple, Fusion] = {}  # the same fusions by a finer, cheaper key: _inputs_key
+        self._by_inputs: dict[tuple, _Bound] = {}  # the same fusions by a finer, cheaper key: _inputs_key
         self._last: LastRun | None = None
         self._recent: tuple[Fusion, dict[str, Any]] | None = None  # last fusion() and its scalar inputs
 
@@ -321,20 +341,24 @@ class FusionDefinition:
         return self._fusion_of(flat_inputs(inputs))
 
     def _fusion_of(self, inputs: list[Any] | None) -> Fusion:
+        return self._bound(inputs).fusion
+
+    def _bound(self, inputs: list[Any] | None) -> _Bound:
         fast_key = _inputs_key(inputs)
-        fusion = self._by_inputs.get(fast_key)
-        if fusion is None:
+        bound = self._by_inputs.get(fast_key)
+        if bound is None:
             self._ensure_defined()
             key = signature(self._records, inputs)
             if key not in self._cache:
                 self._cache[key] = build(self._records, inputs)
             fusion = self._cache[key]
+            has_scalars = any(isinstance(x, NUMBER_TYPES) for x in inputs or ())
             if len(self._by_inputs) >= MAX_INPUT_KEYS:
                 self._by_inputs.clear()
-            self._by_inputs[fast_key] = fusion
-        scalars = zip(fusion.inputs, inputs or (), strict=False)
-        self._recent = (fusion, {name: value for name, value in scalars if isinstance(value, NUMBER_TYPES)})
-        return fusion
+            bound = self._by_inputs[fast_key] = _Bound(fusion, has_scalars)
+        # 0.0 and -0.0 share a key: the values are taken from these inputs
+        self._recent = (bound.fusion, _scalar_values(bound.fusion, inputs) if bound.has_scalars else {})
+        return bound
 
     def execute(
         self,
@@ -356,14 +380,23 @@ class FusionDefinition:
                 f"alias_outputs, backend and nvFuser's {', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
             )
         inputs = flat_inputs(inputs) or []
-        fusion = self._fusion_of(inputs)
+        bound = self._bound(inputs)
+        fusion = bound.fusion
         if backend == "eager":
             from hfuse.reference import evaluate
 
             self._last = LastRun(backend, fusion, None, None)
             return _write_in_place(fusion, inputs, evaluate(fusion, inputs))
-        outputs, fusion_profile, compiled = _runtime_execute()(
-            fusion, inputs, backend=backend, alias_outputs=alias_outputs, profile=profile
+        runtime = _runtime()
+        if bound.signature is None:
+            bound.signature = runtime.run_signature(inputs)
+        outputs, fusion_profile, compiled = runtime.execute(
+            fusion,
+            inputs,
+            backend=backend,
+            alias_outputs=alias_outputs,
+            profile=profile,
+            signature=bound.signature,
         )
         self._last = LastRun(backend, fusion, fusion_profile if profile else None, compiled)
         return outputs

@@ -60,6 +60,11 @@ class Plan:
     prepare_ms: float  # compile + import of generated modules
     run_bytes: int = 0  # what a run that does not validate allocates
     constants: tuple[tuple[str, Any], ...] = ()  # scalar constants every run puts in the environment
+    inputs: tuple[str, ...] = ()  # the scheduled fusion's inputs and outputs
+    outputs: tuple[str, ...] = ()
+    in_place: tuple[tuple[int, int], ...] = ()  # (output, input) positions of outputs added with alias_input
+    returned: tuple[int, ...] | None = None  # positions of the outputs returned; None: all of them
+    launched: bool = False  # every segment has run once (its first launch time is known)
     validated: bool = False
     max_abs_error: float | None = None
     first_launch_ms: dict[int, float] = field(default_factory=dict)  # group id -> first launch (JIT) time
@@ -83,13 +88,15 @@ def execute(
     alias_outputs: bool = True,
     profile: bool = False,
     progress: Progress | None = None,
+    signature: tuple | None = None,
 ) -> tuple[list[torch.Tensor], FusionProfile | None, Compiled]:
     """Run `fusion` on `inputs` (in the order the inputs were defined) and return its outputs, the
     profile when `profile=True`, and the compiled stages. `progress` is told each step before it starts
-    ("compiling ...", "launching kernel ..."), so that a run stopped from outside can say where it was."""
+    ("compiling ...", "launching kernel ..."), so that a run stopped from outside can say where it was.
+    `signature` is `run_signature(inputs)`, for a caller that keeps it from an earlier call."""
     tell = progress or _silent
     start = time.perf_counter()
-    plan, cache_hit = _plan(fusion, inputs, backend, alias_outputs, tell)
+    plan, cache_hit = _plan(fusion, inputs, backend, alias_outputs, tell, signature)
     with GPU_LOCK:
         validating = not plan.validated
         needed = run_bytes(plan.compiled, validating=True) if validating else plan.run_bytes
@@ -103,27 +110,33 @@ def execute(
             out_of_memory = None
         if out_of_memory is not None:  # raised here, where the failed run's tensors are released
             raise out_of_memory_error(out_of_memory, needed, f"this run of the fusion (backend {backend})")
-        _write_in_place_outputs(plan.compiled.scheduled, inputs, results)
-        host_ms = (time.perf_counter() - start) * 1e3
+        if plan.in_place:
+            _write_in_place_outputs(plan, inputs, results)
+        report = None
         if profile:
+            host_ms = (time.perf_counter() - start) * 1e3
             tell("timing the kernels")
-        report = build_profile(plan, reruns, host_ms, cache_hit, backend) if profile else None
-    returned = [
-        r for r, out in zip(results, plan.compiled.scheduled.outputs, strict=True) if not out.alias_input
-    ]
+            report = build_profile(plan, reruns, host_ms, cache_hit, backend)
+    returned = results if plan.returned is None else [results[i] for i in plan.returned]
     return returned, report, plan.compiled
 
 
 def _plan(
-    fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs: bool, tell: Progress
+    fusion: Fusion,
+    inputs: Sequence[Any],
+    backend: str,
+    alias_outputs: bool,
+    tell: Progress,
+    signature: tuple | None,
 ) -> tuple[Plan, bool]:
     """The plan for these inputs and whether it was cached."""
-    signature = _signature(inputs)
+    if signature is None:
+        signature = run_signature(inputs)
     fast_key = (id(fusion), backend, alias_outputs, signature)
+    known = _BY_IDENTITY.get(fast_key)  # one dict read is atomic: the lock guards what follows
+    if known is not None and known[0] is fusion:
+        return known[1], True
     with _PLANS_LOCK:
-        known, plan = _BY_IDENTITY.get(fast_key, (None, None))
-        if known is fusion:
-            return plan, True
         key = (fusion, backend, alias_outputs, signature)
         plan = _PLANS.get(key)
     cache_hit = plan is not None
@@ -144,9 +157,9 @@ def _launch_and_validate(
 ) -> tuple[list[torch.Tensor], list[Rerun | None]]:
     poison = validating or settings.POISON_OUTPUTS.as_bool()
     env, reruns = _run_segments(plan, inputs, poison=poison, tell=tell)
-    results = [env[out.name] for out in plan.compiled.scheduled.outputs]
+    results = [env[name] for name in plan.outputs]
     if validating:
-        key = validation_key(plan.compiled, _signature(inputs)) if plan.compiled.passes else None
+        key = validation_key(plan.compiled, run_signature(inputs)) if plan.compiled.passes else None
         remembered = remembered_error(key) if key else None
         if remembered is None:
             tell("checking the outputs against the torch reference")
@@ -170,7 +183,9 @@ def clear_cache() -> None:
         _BY_IDENTITY.clear()
 
 
-def _signature(inputs: Sequence[Any]) -> tuple:
+def run_signature(inputs: Sequence[Any]) -> tuple:
+    """What a plan is cached by, besides the fusion, backend and aliasing: each tensor's dtype, shape,
+    strides and device type, each scalar's type."""
     return tuple(
         (x.dtype, tuple(x.shape), x.stride(), x.device.type) if isinstance(x, torch.Tensor) else type(x)
         for x in inputs
@@ -195,9 +210,15 @@ def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs:
         segments = tuple(_segment(compiled, group) for group in compiled.segmentation.groups)
     plan = Plan(compiled, segments, prepare_ms=(time.perf_counter() - start) * 1e3)
     plan.run_bytes = run_bytes(compiled, validating=False)
-    plan.constants = tuple(
-        (v.name, v.const) for v in compiled.scheduled.values if v.is_scalar and v.const is not None
+    scheduled = compiled.scheduled
+    plan.constants = tuple((v.name, v.const) for v in scheduled.values if v.is_scalar and v.const is not None)
+    plan.inputs, plan.outputs = tuple(scheduled.inputs), tuple(out.name for out in scheduled.outputs)
+    positions = {name: i for i, name in enumerate(scheduled.inputs)}
+    plan.in_place = tuple(
+        (i, positions[out.alias_input]) for i, out in enumerate(scheduled.outputs) if out.alias_input
     )
+    if plan.in_place:
+        plan.returned = tuple(i for i, out in enumerate(scheduled.outputs) if not out.alias_input)
     if backend == "eager":  # it is the reference: nothing to check it against
         plan.validated, plan.max_abs_error = True, 0.0
     return plan
@@ -250,19 +271,23 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
     kernel = compiled.kernel_of(group)
     assert kernel is not None, f"group {group.id} launches a kernel but has no generated source"
     module = load_kernel(kernel)
-    outputs = [compiled.scheduled.value(name) for name in kernel.outputs]
-    scalars = {name for name in kernel.inputs if compiled.scheduled.value(name).is_scalar}
+    specs = tuple(OutputSpec.of(compiled.scheduled.value(name)) for name in kernel.outputs)
+    inputs, outputs = tuple(kernel.inputs), tuple(kernel.outputs)
+    scalars = tuple(i for i, name in enumerate(inputs) if compiled.scheduled.value(name).is_scalar)
     device = run_device()
     launcher = KernelLauncher(module, kernel.grid)
 
     def run(env: Env, poison: bool) -> Rerun:
-        buffers = [_allocate(value, poison, device) for value in outputs]
-        args = [_launch_arg(env[name]) if name in scalars else env[name] for name in kernel.inputs] + buffers
+        buffers = [_allocate(spec, poison, device) for spec in specs]
+        args = [env[name] for name in inputs]
+        for i in scalars:
+            args[i] = _launch_arg(args[i])
+        args += buffers
         try:
             relaunch = launcher(args)
         except Exception as err:
             raise _launch_error(kernel, err) from err
-        env.update(zip(kernel.outputs, buffers, strict=True))
+        env.update(zip(outputs, buffers, strict=True))
         return _reported(kernel, relaunch)
 
     return Segment(group, run, kernel.name)
@@ -339,10 +364,25 @@ def _launch_arg(value: Any) -> Any:
     return value
 
 
-def _allocate(value: Value, poison: bool, device: torch.device) -> torch.Tensor:
-    buffer = torch.empty_strided(value.shape, value.strides, dtype=value.dtype.torch, device=device)
+@dataclass(frozen=True, slots=True)
+class OutputSpec:
+    """What allocating a kernel output takes, read from its Value once per plan."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: torch.dtype
+    poison: float | int | bool  # what poisoned runs fill it with
+
+    @staticmethod
+    def of(value: Value) -> OutputSpec:
+        dtype = value.dtype
+        return OutputSpec(tuple(value.shape), tuple(value.strides), dtype.torch, _poison_value(dtype))
+
+
+def _allocate(spec: OutputSpec, poison: bool, device: torch.device) -> torch.Tensor:
+    buffer = torch.empty_strided(spec.shape, spec.strides, dtype=spec.dtype, device=device)
     if poison:
-        buffer.fill_(_poison_value(value.dtype))
+        buffer.fill_(spec.poison)
     return buffer
 
 
@@ -357,9 +397,10 @@ def _poison_value(dtype: DataType) -> float | int | bool:
 def _run_segments(
     plan: Plan, inputs: Sequence[Any], *, poison: bool, tell: Progress
 ) -> tuple[Env, list[Rerun | None]]:
-    fusion = plan.compiled.scheduled
-    env: Env = dict(zip(fusion.inputs, inputs, strict=True))
+    env: Env = dict(zip(plan.inputs, inputs, strict=True))
     env.update(plan.constants)
+    if plan.launched and tell is _silent:
+        return env, [segment.run(env, poison) for segment in plan.segments]
     reruns = []
     for segment in plan.segments:
         first_launch = segment.group.id not in plan.first_launch_ms and segment.group.kind.launches_kernel
@@ -372,6 +413,7 @@ def _run_segments(
             rerun = segment.run(env, poison)
             plan.first_launch_ms.setdefault(segment.group.id, 0.0)
         reruns.append(rerun)
+    plan.launched = True
     return env, reruns
 
 
@@ -383,11 +425,9 @@ def _step(segment: Segment, first_launch: bool) -> str:
     return f"{verb} kernel {segment.kernel_name} (segment {group.id})"
 
 
-def _write_in_place_outputs(fusion: Fusion, inputs: Sequence[Any], results: list[torch.Tensor]) -> None:
+def _write_in_place_outputs(plan: Plan, inputs: Sequence[Any], results: list[torch.Tensor]) -> None:
     """Outputs added with `alias_input` are written into that input, as nvFuser does, and not returned."""
-    positions = {name: i for i, name in enumerate(fusion.inputs)}
-    for out, result in zip(fusion.outputs, results, strict=True):
-        if out.alias_input is not None:
-            target = inputs[positions[out.alias_input]]
-            if target.data_ptr() != result.data_ptr():
-                target.copy_(result)
+    for output, position in plan.in_place:
+        target, result = inputs[position], results[output]
+        if target.data_ptr() != result.data_ptr():
+            target.copy_(result)

@@ -54,6 +54,9 @@ class KernelLauncher:
 
 def _alignment(args: Sequence[Any]) -> tuple[bool, ...]:
     """Whether each argument's data is 16-byte aligned; empty when an argument is not a tensor."""
-    if not all(isinstance(a, torch.Tensor) for a in args):
-        return ()
-    return tuple(a.data_ptr() % 16 == 0 for a in args)
+    aligned = []
+    for a in args:
+        if not isinstance(a, torch.Tensor):
+            return ()
+        aligned.append(a.data_ptr() % 16 == 0)
+    return tuple(aligned)
