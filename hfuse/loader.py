@@ -319,7 +319,7 @@ class _ScriptReader:
     def _read_class(self, node: ast.ClassDef) -> _UserClass:
         if node.decorator_list:
             raise self.error(node.decorator_list[0], "decorators are not part of a fusion definition")
-        bases = [self.evaluator.eval(base) for base in node.bases]
+        bases = [self.evaluator.value_of(base) for base in node.bases]
         if node.keywords or len(bases) != 1 or not isinstance(bases[0], FusionDefinitionClass):
             raise self.error(node, f"class {node.name} must derive from FusionDefinition only")
         methods = {}
@@ -360,9 +360,9 @@ class _ScriptReader:
     def _check_definition_call(self, node: ast.expr) -> None:
         if not isinstance(node, ast.Call) or node.keywords or len(node.args) > 1:
             raise self.error(node, "the definition starts `with FusionDefinition() as fd:`")
-        if not isinstance(self.evaluator.eval(node.func), FusionDefinitionClass):
+        if not isinstance(self.evaluator.value_of(node.func), FusionDefinitionClass):
             raise self.error(node, "the definition starts `with FusionDefinition() as fd:`")
-        if node.args and not isinstance(self.evaluator.eval(node.args[0]), LegacyFusion):
+        if node.args and not isinstance(self.evaluator.value_of(node.args[0]), LegacyFusion):
             raise self.error(
                 node, "FusionDefinition takes no arguments here (or, in old scripts, a Fusion())"
             )
@@ -406,7 +406,7 @@ class _ScriptReader:
             if isinstance(stmt, ast.Assign):
                 self._assign(stmt, scope)
             elif isinstance(stmt, ast.Expr):
-                self.evaluator.eval(stmt.value)
+                self.evaluator.value_of(stmt.value)
             else:
                 raise self._unsupported_statement(stmt)
 
@@ -414,7 +414,7 @@ class _ScriptReader:
         if len(stmt.targets) != 1:
             raise self.error(stmt, "chained assignments (a = b = ...) are not supported; assign one name")
         target = stmt.targets[0]
-        value = self.evaluator.eval(stmt.value)
+        value = self.evaluator.value_of(stmt.value)
         if not isinstance(target, ast.Tuple | ast.List):
             self._bind(target, value, scope)
             return
@@ -460,7 +460,7 @@ class _ScriptReader:
             if not given:
                 raise self.error(self.run_call, "fd.execute needs the inputs list: fd.execute(inputs)")
             node = given[0]
-            value = self.evaluator.eval(node)
+            value = self.evaluator.value_of(node)
         elif self.inputs_node is not None:
             node, value = self.inputs_node, self.names["inputs"]
         else:

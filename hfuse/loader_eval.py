@@ -168,7 +168,7 @@ class Evaluator:
         self.names = names
         self.before_handle_op = before_handle_op
 
-    def eval(self, node: ast.AST) -> Any:
+    def value_of(self, node: ast.AST) -> Any:
         method = getattr(self, f"_eval_{type(node).__name__}", None)
         if method is not None:
             return method(node)
@@ -195,10 +195,10 @@ class Evaluator:
         )
 
     def _eval_List(self, node: ast.List) -> list[Any]:
-        return [self.eval(element) for element in node.elts]
+        return [self.value_of(element) for element in node.elts]
 
     def _eval_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
-        return tuple(self.eval(element) for element in node.elts)
+        return tuple(self.value_of(element) for element in node.elts)
 
     def _eval_Attribute(self, node: ast.Attribute) -> Any:
         if node.attr.startswith("_"):
@@ -206,7 +206,7 @@ class Evaluator:
                 node,
                 f"the attribute {node.attr} is private; names starting with _ are never read; {SUPPORTED}",
             )
-        base = self.eval(node.value)
+        base = self.value_of(node.value)
         found = base.attribute(node.attr) if isinstance(base, Interpreted) else MISSING
         if is_handle(base) and node.attr in HANDLE_PROPERTIES:
             found = getattr(base, node.attr, MISSING)
@@ -222,21 +222,21 @@ class Evaluator:
             raise self.source.parse_error(
                 node, f"calls to {node.func.id} are not part of a fusion definition; {SUPPORTED}"
             )
-        function = self.eval(node.func)
+        function = self.value_of(node.func)
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 raise self.source.parse_error(
                     arg, "*arguments are not part of a fusion definition; list them"
                 )
-            args.append(self.eval(arg))
+            args.append(self.value_of(arg))
         kwargs = {}
         for keyword in node.keywords:
             if keyword.arg is None:
                 raise self.source.parse_error(
                     keyword, "**arguments are not part of a fusion definition; name them"
                 )
-            kwargs[keyword.arg] = self.eval(keyword.value)
+            kwargs[keyword.arg] = self.value_of(keyword.value)
         if isinstance(function, Builtin):
             return self._builtin(node, function.label, args, kwargs)
         if not isinstance(function, Interpreted):
@@ -274,17 +274,17 @@ class Evaluator:
             raise site.error(f"{name}({value!r}) has no value: {err}") from None
 
     def _eval_Subscript(self, node: ast.Subscript) -> Any:
-        base = self.eval(node.value)
+        base = self.value_of(node.value)
         if isinstance(node.slice, ast.Slice):
             bounds = [
-                None if part is None else self.eval(part)
+                None if part is None else self.value_of(part)
                 for part in (node.slice.lower, node.slice.upper, node.slice.step)
             ]
             if not all(bound is None or isinstance(bound, int) for bound in bounds):
                 raise self.source.parse_error(node, "slice bounds must be whole numbers")
             index: Any = slice(*bounds)
         else:
-            index = self.eval(node.slice)
+            index = self.value_of(node.slice)
         if is_handle(base):
             return self._handle_operation(node, "[]", operator.getitem, base, index)
         if not isinstance(base, list | tuple):
@@ -302,11 +302,11 @@ class Evaluator:
 
     def _eval_BinOp(self, node: ast.BinOp) -> Any:
         symbol, function = self._operator(node, node.op, _BINARY)
-        left, right = self.eval(node.left), self.eval(node.right)
+        left, right = self.value_of(node.left), self.value_of(node.right)
         return self._apply(node, symbol, function, left, right)
 
     def _eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        operand = self.eval(node.operand)
+        operand = self.value_of(node.operand)
         if isinstance(node.op, ast.Not):
             if not is_number(operand):
                 raise self.source.parse_error(node, "`not` applies to numbers only; use fd.ops.logical_not")
@@ -324,7 +324,9 @@ class Evaluator:
                 node, "chained comparisons are not supported; compare two values at a time"
             )
         symbol, function = self._operator(node, node.ops[0], _COMPARE)
-        return self._apply(node, symbol, function, self.eval(node.left), self.eval(node.comparators[0]))
+        return self._apply(
+            node, symbol, function, self.value_of(node.left), self.value_of(node.comparators[0])
+        )
 
     def _operator(self, node: ast.AST, op: ast.AST, table: dict) -> tuple[str, Callable]:
         if type(op) not in table:
