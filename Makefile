@@ -38,8 +38,12 @@ lint: $(VENV)/.installed
 fuzz: $(VENV)/.installed
 	$(BIN)/python -m hfuse.fuzz --examples $${N:-20000} --seed $${SEED:-0} --save fuzz-failures
 
+# On a GPU machine whose python3 has torch and Triton (nothing else is needed):
 gpu-test:
-	python3 -m pytest -q -m gpu tests/gpu
+	PYTHONPATH=. python3 -m pytest -q -p no:cacheprovider tests/gpu
+
+bench:
+	PYTHONPATH=. python3 -m hfuse.bench
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
