@@ -8,11 +8,11 @@ import dataclasses
 
 import pytest
 import torch
+from cache_kernels import kernel_source, scale_kernel_source
 
 import hfuse
 from hfuse import pipeline, settings
 from hfuse.builder import FusionBuilder
-from hfuse.codegen.model import KernelSource
 from hfuse.dtypes import DataType
 from hfuse.errors import KernelError, LimitError
 from hfuse.ir import Fusion, Op
@@ -41,22 +41,6 @@ def _run_and_check(fusion: Fusion, device: str) -> None:
 
 # ---- the kernel cache -----------------------------------------------------------------------------
 
-TRIPLE_KERNEL = """\
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def triple_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 3, mask=mask)
-
-
-def launch(x, out):
-    triple_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
-"""
-
 DAMAGES = {
     "truncated": lambda source: source[: len(source) // 2],
     "edited": lambda source: source.replace("* 3", "* 4"),
@@ -67,12 +51,12 @@ DAMAGES = {
 
 @pytest.mark.parametrize("damage", list(DAMAGES.values()), ids=list(DAMAGES))
 def test_a_damaged_cache_entry_is_rewritten_not_imported(damage, tmp_path, device):
-    source = TRIPLE_KERNEL + f"# {tmp_path.name}\n"  # a source no earlier test has imported
+    source = scale_kernel_source(3, tmp_path.name)
     folder = tmp_path / "kernels"
     folder.mkdir()
     path = folder / f"{source_hash(source)}.py"
     path.write_text(damage(source), encoding="utf-8")
-    module = load_kernel(KernelSource("triple", 3, "pointwise", source, ("x",), ("out",), (4,), 4))
+    module = load_kernel(kernel_source(source, "triple", 3))
     assert path.read_text(encoding="utf-8") == source
     x = torch.arange(200, dtype=torch.float32, device=device)
     out = torch.full_like(x, float("nan"))
@@ -82,7 +66,7 @@ def test_a_damaged_cache_entry_is_rewritten_not_imported(damage, tmp_path, devic
 
 
 def test_a_file_changed_between_writing_and_importing_is_refused(tmp_path, monkeypatch):
-    source = TRIPLE_KERNEL + f"# {tmp_path.name}\n"
+    source = scale_kernel_source(3, tmp_path.name)
     from hfuse.runtime import kernel_cache
 
     written = kernel_cache._cached_file
@@ -97,17 +81,17 @@ def test_a_file_changed_between_writing_and_importing_is_refused(tmp_path, monke
         KernelError,
         match=r"kernel triple \(segment 3\): .*failed to import .*content no longer matches its name",
     ):
-        load_kernel(KernelSource("triple", 3, "pointwise", source, ("x",), ("out",), (4,), 4))
+        load_kernel(kernel_source(source, "triple", 3))
 
 
 def test_a_stale_temporary_file_from_a_killed_writer_is_ignored(tmp_path, device):
-    source = TRIPLE_KERNEL + f"# {tmp_path.name}\n"
+    source = scale_kernel_source(3, tmp_path.name)
     digest = source_hash(source)
     folder = tmp_path / "kernels"
     folder.mkdir()
     stale = folder / f"{digest}.k1ll3d.tmp"
     stale.write_text(source[:40], encoding="utf-8")  # what a writer killed mid-write leaves
-    module = load_kernel(KernelSource("triple", 3, "pointwise", source, ("x",), ("out",), (4,), 4))
+    module = load_kernel(kernel_source(source, "triple", 3))
     assert (folder / f"{digest}.py").read_text(encoding="utf-8") == source
     x = torch.ones(10, device=device)
     out = torch.empty_like(x)

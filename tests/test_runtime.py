@@ -6,11 +6,11 @@ import os
 
 import pytest
 import torch
+from cache_kernels import kernel_source, scale_kernel_source
 
 import hfuse
 from hfuse import pipeline, settings
 from hfuse.builder import FusionBuilder
-from hfuse.codegen.model import KernelSource
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, KernelError, UnsupportedError, ValidationError
 from hfuse.ir import Fusion, Op
@@ -29,34 +29,14 @@ pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 # ---- kernel cache -------------------------------------------------------------------------------
 
-DOUBLE_KERNEL = """\
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 2, mask=mask)
-
-
-def launch(x, out):
-    double_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
-"""
-
-
-def _kernel_source(source: str) -> KernelSource:
-    return KernelSource("double", 0, "pointwise", source, ("x",), ("out",), (2,), 4)
-
 
 def test_kernel_cache_writes_source_by_hash_and_imports_it_once(tmp_path, device):
-    source = DOUBLE_KERNEL + f"# {tmp_path.name}\n"  # a source no earlier test has imported
-    module = load_kernel(_kernel_source(source))
+    source = scale_kernel_source(2, tmp_path.name)
+    module = load_kernel(kernel_source(source))
     path = tmp_path / "kernels" / f"{source_hash(source)}.py"
     assert path.read_text() == source
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
-    assert load_kernel(_kernel_source(source)) is module
+    assert load_kernel(kernel_source(source)) is module
     x = torch.arange(100, dtype=torch.float32, device=device)
     out = torch.full_like(x, float("nan"))
     module.launch(x, out)
@@ -73,7 +53,7 @@ def test_kernel_cache_writes_source_by_hash_and_imports_it_once(tmp_path, device
 )
 def test_kernel_cache_rejects_broken_modules(source, match):
     with pytest.raises(KernelError, match=match):
-        load_kernel(_kernel_source(source))
+        load_kernel(kernel_source(source))
 
 
 def test_kernel_cache_names_the_setting_when_the_folder_is_not_writable(tmp_path, monkeypatch):
@@ -81,13 +61,13 @@ def test_kernel_cache_names_the_setting_when_the_folder_is_not_writable(tmp_path
     blocker.write_text("")
     monkeypatch.setenv(settings.CACHE_DIR.env, str(blocker / "kernels"))
     with pytest.raises(KernelError, match="HFUSE_CACHE_DIR"):
-        load_kernel(_kernel_source(DOUBLE_KERNEL + "# unwritable\n"))
+        load_kernel(kernel_source(scale_kernel_source(2, "unwritable")))
 
 
 def test_interpreter_is_on_without_cuda():
     if torch.cuda.is_available():
         pytest.skip("on CUDA kernels are compiled, not interpreted")
-    load_kernel(_kernel_source(DOUBLE_KERNEL))
+    load_kernel(kernel_source(scale_kernel_source(2)))
     assert os.environ.get("TRITON_INTERPRET") == "1"
 
 
