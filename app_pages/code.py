@@ -44,8 +44,11 @@ if fusion is not None:
                     )
                 )
             else:
+                split = (
+                    f"a split reduction in {kernel.launches} launches, first " if kernel.launches > 1 else ""
+                )
                 st.caption(
-                    f"`{kernel.name}`: grid {kernel.grid}, {kernel.num_warps} warps, "
+                    f"`{kernel.name}`: {split}grid {kernel.grid}, {kernel.num_warps} warps, "
                     f"reads {', '.join(kernel.inputs)}, writes {', '.join(kernel.outputs)}"
                 )
                 st.code(kernel.source, language="python", line_numbers=True, wrap_lines=True)

@@ -113,6 +113,7 @@ def show_kernels(result: RunResult) -> None:
     rows = [
         {
             "kernel": k.name if k.launches_kernel else f"{k.name} (no kernel)",
+            "launches": k.launches,
             "scheduler": k.scheduler,
             "grid": str(k.grid) if k.grid else "-",
             "warps": k.num_warps or "-",

@@ -3,8 +3,9 @@
     PYTHONPATH=. python3 bench/host_overhead.py [--profile] [example ...]
 
 Prints, per example, microseconds per cached call (the fastest round, see `per_call_us`): the whole
-call, and the call with each kernel launch (`KernelLauncher.__call__`) replaced by a no-op, which leaves
-hfuse's own host work (lookup, allocation, bookkeeping). Their difference is what the launches cost.
+call, and the call with each kernel launch (`KernelLauncher.__call__` and `.launch`) replaced by a
+no-op, which leaves hfuse's own host work (lookup, allocation, bookkeeping). Their difference is what
+the launches cost.
 `--profile` also prints where the time of the first example's cached calls goes (cProfile).
 
 On a GPU the examples are the nanoGPT sizes. Without one they are the small sizes, and only the no-op
@@ -57,6 +58,10 @@ def _no_launch(self: KernelLauncher, args) -> object:
     return lambda: None
 
 
+def _no_lean_launch(self: KernelLauncher, args) -> None:
+    return None
+
+
 def measure(name: str, profile: bool) -> tuple[float | None, float]:
     cuda = torch.cuda.is_available()
     script = load(get_example(name, "nanogpt" if cuda else "small").text)
@@ -69,14 +74,14 @@ def measure(name: str, profile: bool) -> tuple[float | None, float]:
     whole = per_call_us(call, GPU_CALLS) if cuda else None
     if profile and cuda:
         print_profile(call)
-    launch = KernelLauncher.__call__
-    KernelLauncher.__call__ = _no_launch
+    launch, lean_launch = KernelLauncher.__call__, KernelLauncher.launch
+    KernelLauncher.__call__, KernelLauncher.launch = _no_launch, _no_lean_launch
     try:
         host = per_call_us(call, GPU_CALLS if cuda else CPU_CALLS)
         if profile and not cuda:
             print_profile(call)
     finally:
-        KernelLauncher.__call__ = launch
+        KernelLauncher.__call__, KernelLauncher.launch = launch, lean_launch
     return whole, host
 
 

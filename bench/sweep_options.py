@@ -1,18 +1,22 @@
 """Kernel time of each distinct autotuning candidate for a few examples (GPU only).
 
     PYTHONPATH=. python3 bench/sweep_options.py [size/name ...]
+    PYTHONPATH=. python3 bench/sweep_options.py --warps [size/name ...]
 
 For every kernel of each example: microseconds per candidate (`hfuse.runtime.autotune.CANDIDATES`,
-on the synthetic arguments autotuning uses), the default heuristics first.
+on the synthetic arguments autotuning uses), the default heuristics first. With `--warps`, the
+default kernel instead, launched with 2, 4, 8 and 16 warps (every suite example at the large and
+nanoGPT sizes when none is named), as the evidence for the warp heuristics of the code generator.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 
 from hfuse.codegen import Options, generate
-from hfuse.examples import get_example
+from hfuse.examples import get_example, list_examples
 from hfuse.loader import load
 from hfuse.pipeline import compile_fusion
 from hfuse.runtime.autotune import CANDIDATES, gpu_time_us
@@ -43,6 +47,28 @@ def sweep(case: str) -> None:
             print(f"{case:<26} {kernel.name:<26} {changed(options):<22} {us:8.1f} us")
 
 
+def sweep_warps(case: str) -> None:
+    subset, name = case.split("/")
+    fusion = load(get_example(name, subset).text, device="meta").fusion
+    compiled = compile_fusion(fusion, alias_outputs=False)
+    for kernel in compiled.kernels:
+        values = [compiled.scheduled.value(n) for n in kernel.args]
+        times = []
+        for warps in (2, 4, 8, 16):
+            source = re.sub(r"num_warps=\d+", f"num_warps={warps}", kernel.source)
+            candidate = dataclasses.replace(kernel, source=source, num_warps=warps)
+            times.append(f"w{warps}={gpu_time_us(candidate, values):.1f}")
+        print(f"{case:<26} {kernel.name:<26} now w{kernel.num_warps:<3} {'  '.join(times)} us")
+
+
+def every_suite_case() -> list[str]:
+    return [f"{subset}/{e.name}" for subset in ("large", "nanogpt") for e in list_examples(subset)]
+
+
 if __name__ == "__main__":
-    for case in sys.argv[1:] or DEFAULT_CASES:
-        sweep(case)
+    if sys.argv[1:2] == ["--warps"]:
+        for case in sys.argv[2:] or every_suite_case():
+            sweep_warps(case)
+    else:
+        for case in sys.argv[1:] or DEFAULT_CASES:
+            sweep(case)

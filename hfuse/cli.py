@@ -65,6 +65,7 @@ def kernel_row(index: int, kernel: KernelProfile) -> dict[str, Any]:
         "segment_id": kernel.segment_id,
         "scheduler": kernel.scheduler,
         "launches_kernel": kernel.launches_kernel,
+        "launches": kernel.launches,
         "grid": list(kernel.grid),
         "num_warps": kernel.num_warps,
         "time_us": None if kernel.time_ms is None else kernel.time_ms * 1e3,
@@ -92,10 +93,11 @@ def format_kernel_table(profile: FusionProfile) -> str:
         row = kernel_row(index, kernel)
         grid = "x".join(str(g) for g in kernel.grid) if kernel.launches_kernel else "-"
         warps = str(kernel.num_warps) if kernel.launches_kernel else "-"
+        name = kernel.name if kernel.launches < 2 else f"{kernel.name} ({kernel.launches} launches)"
         rows.append(
             [
                 str(index),
-                kernel.name,
+                name,
                 kernel.scheduler,
                 grid,
                 warps,
@@ -178,7 +180,7 @@ def cmd_segments(args: argparse.Namespace) -> int:
 
     script = load(text, device="meta")
     compiled = compile_fusion(script.fusion, strategy=args.strategy, alias_outputs=not args.no_alias)
-    print(format_segmentation(compiled.scheduled, compiled.segmentation))
+    print(format_segmentation(compiled.scheduled, compiled.segmentation, compiled.launches))
     if args.code:
         for kernel in compiled.kernels:
             print(f"\n# ---- {kernel.name} (segment {kernel.group_id}, grid {kernel.grid}) ----")

@@ -1,4 +1,4 @@
-"""The compile pipeline: passes -> segmentation -> one generated Triton kernel per kernel group.
+"""The compile pipeline: passes -> segmentation -> one generated Triton module per kernel group.
 
 Every stage is kept in `Compiled` so the app can show it, with the time each stage took.
 """
@@ -40,7 +40,13 @@ class Compiled:
 
     @property
     def kernel_count(self) -> int:
-        return self.segmentation.kernel_count
+        """CUDA kernels one run launches: one per kernel group, two for a split reduction."""
+        return sum(kernel.launches for kernel in self.kernels)
+
+    @property
+    def launches(self) -> dict[int, int]:
+        """Group id -> the CUDA kernels its module launches, for each group that launches any."""
+        return {kernel.group_id: kernel.launches for kernel in self.kernels}
 
     def kernel_of(self, group: Group) -> KernelSource | None:
         return next((k for k in self.kernels if k.group_id == group.id), None)

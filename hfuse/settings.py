@@ -49,7 +49,11 @@ MAX_OPS = Setting("HFUSE_MAX_OPS", "2000", "most ops (fd calls) one definition m
 MAX_RANK = Setting("HFUSE_MAX_RANK", "8", "highest tensor rank")
 MAX_INPUT_BYTES = Setting("HFUSE_MAX_INPUT_BYTES", str(4 << 30), "total bytes of a script's inputs")
 MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
-POISON_OUTPUTS = Setting("HFUSE_POISON_OUTPUTS", "0", "fill outputs with NaN (or a sentinel) before launches")
+POISON_OUTPUTS = Setting(
+    "HFUSE_POISON_OUTPUTS",
+    "0",
+    "fill outputs with NaN (or a sentinel) before launches (read once by the cached call of fd.execute)",
+)
 ALWAYS_VALIDATE = Setting(
     "HFUSE_ALWAYS_VALIDATE",
     "0",

@@ -316,17 +316,23 @@ def segmentation_graph(fusion: Fusion, segmentation: Segmentation) -> graphviz.D
 
 
 def compare_graph(
-    left: tuple[str, Fusion, Segmentation], right: tuple[str, Fusion, Segmentation]
+    left: tuple[str, Fusion, Segmentation],
+    right: tuple[str, Fusion, Segmentation],
+    kernel_counts: tuple[int, int] | None = None,
 ) -> graphviz.Digraph:
     """Two segmentations side by side, each (title, fusion, segmentation) in a titled outer cluster.
 
     The fusions may differ (the passes rewrite it differently when outputs may be views or not).
+    `kernel_counts`: the CUDA launches of each side (`Compiled.kernel_count`, which counts a split
+    reduction twice); by default each segmentation's kernel groups.
     """
     graph = _new_graph("comparison")
-    for prefix, (title, fusion, segmentation) in (("L_", left), ("R_", right)):
+    counts = kernel_counts or (left[2].kernel_count, right[2].kernel_count)
+    for prefix, (title, fusion, segmentation), kernels in zip(
+        ("L_", "R_"), (left, right), counts, strict=True
+    ):
         _check_size(fusion)
         with graph.subgraph(name=f"cluster_{prefix}side") as side:
-            kernels = segmentation.kernel_count
             side.attr(
                 label=_label(f"{title}: {kernels} kernel{'s' if kernels != 1 else ''}"),
                 style="solid",

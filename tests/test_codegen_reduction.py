@@ -1,4 +1,5 @@
-"""Reduction and normalization kernels against the reference, persistent and looped, inner and outer."""
+"""Reduction and normalization kernels against the reference, persistent and looped, inner and outer,
+in one launch or split in two."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from codegen_harness import check, generate, random_tensor, run, whole_group
 
 from hfuse.builder import FusionBuilder
 from hfuse.codegen import Options
+from hfuse.codegen.split import choose_split
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Op
@@ -260,3 +262,169 @@ def test_a_column_major_input_normalized_into_a_row_major_output_uses_tall_tiles
     part = generate(group, fusion, FORMS[form]).config["parts"][0]
     assert (part["ROWS"], part["outer"]) == (8, False)  # 8 kept rows a tile: stores write 32-byte runs
     check(fusion, [group], options=FORMS[form], reduction_size=40)
+
+
+# ---- split reductions: parts of each row in one launch, their partials combined in a second ----------
+# thresholds shrunk so that small shapes split: parts of at least 16 columns, about 16 programs in all
+SPLIT = Options(
+    persistent_max_cols=8,
+    loop_cols=8,
+    row_tile=16,
+    split_below_programs=8,
+    split_min_cols=32,
+    split_min_part=16,
+    split_programs=16,
+)
+
+
+def _split(fusion, kind=REDUCTION):
+    """The group's kernel under SPLIT, checked to be two kernels of one module."""
+    group = whole_group(fusion, kind)
+    kernel = generate(group, fusion, SPLIT)
+    assert kernel.launches == 2 and kernel.source.count("\ndef hfuse_") == 2
+    assert f"def {group.name}_partials(" in kernel.source and "torch.empty(" in kernel.source
+    assert "A split reduction in" in kernel.source
+    return group, kernel
+
+
+SPLIT_REDUCTIONS = [
+    # parts: 777 columns in 14 parts of 56, the last of 49 (column and part masks)
+    ("sum_full", Op.SUM, F32, [37, 21], {"dims": [0, 1], "keepdim": False, "dtype": F32}),
+    ("max_full", Op.MAX, F32, [37, 21], {"dims": [0, 1], "keepdim": False, "dtype": F32}),
+    ("min_full", Op.MIN, F32, [37, 21], {"dims": [0, 1], "keepdim": False, "dtype": F32}),
+    ("max_full_int32", Op.MAX, I32, [37, 21], {"dims": [0, 1], "keepdim": False, "dtype": I32}),
+    ("min_full_int64", Op.MIN, I64, [37, 21], {"dims": [0, 1], "keepdim": False, "dtype": I64}),
+    ("max_full_half", Op.MAX, F16, [9, 11], {"dims": [0, 1], "keepdim": False, "dtype": F16}),
+    ("sum_leaving_3_rows", Op.SUM, F32, [3, 100], {"dims": [1], "keepdim": False, "dtype": F32}),
+    ("sum_even_parts", Op.SUM, F32, [4, 64], {"dims": [1], "keepdim": False, "dtype": F32}),  # no masks
+    ("sum_leaving_2_rows_outer", Op.SUM, F32, [100, 2], {"dims": [0], "keepdim": True, "dtype": F32}),
+    ("sum_middle_dim", Op.SUM, BF16, [2, 60, 3], {"dims": [1], "keepdim": False, "dtype": F32}),
+    ("sum_int32_to_int64", Op.SUM, I32, [2, 90], {"dims": [1], "keepdim": False, "dtype": I64}),
+    ("sum_bool", Op.SUM, BOOL, [3, 77], {"dims": [1], "keepdim": False, "dtype": I64}),
+    ("prod", Op.PROD, F32, [2, 50], {"dims": [1], "keepdim": False, "dtype": F32}),
+    ("var_mean", Op.VAR_MEAN, F32, [3, 77], {"dims": [1], "correction": 1, "keepdim": False}),
+    (
+        "var_full_double",
+        Op.VAR,
+        DataType.Double,
+        [77, 3],
+        {"dims": [0, 1], "correction": 0, "keepdim": False},
+    ),
+    ("welford_bf16", Op.WELFORD, BF16, [3, 77], {"dims": [1]}),
+]
+
+
+@pytest.mark.parametrize(
+    ("op", "dtype", "shape", "attrs"), [c[1:] for c in SPLIT_REDUCTIONS], ids=[c[0] for c in SPLIT_REDUCTIONS]
+)
+def test_split_reductions(op, dtype, shape, attrs):
+    b = FusionBuilder()
+    x = b.define_tensor(shape, dtype)
+    for out in b.add(op, [x], attrs):
+        b.add_output(out)
+    fusion = b.build()
+    group, _ = _split(fusion)
+    low_high = (0.5, 1.5) if op is Op.PROD else (-3, 3)
+    check(fusion, [group], {x.name: low_high}, SPLIT, reduction_size=800)
+
+
+def test_split_mean_then_bias_and_scale_cast_to_bf16_from_strided_input():
+    """The epilogue runs after the partials are combined: a mean, a row input, a symbolic scalar, a cast."""
+    b = FusionBuilder()
+    x = b.define_tensor([4, 50, 3], BF16, strides=[1, 12, 4])  # the reduced dim is the outermost in memory
+    bias = b.define_tensor([4, 1, 3], F32)
+    scale = b.define_scalar(DataType.Double)
+    (total,) = b.add(Op.SUM, [x], {"dims": [1], "keepdim": True, "dtype": F32})
+    (mean,) = b.add(Op.DIV, [total, b.define_scalar(DataType.Double, 50.0)])
+    (shifted,) = b.add(Op.ADD, [mean, bias])
+    (scaled,) = b.add(Op.MUL, [shifted, scale])
+    (out,) = b.add(Op.CAST, [scaled], {"dtype": BF16})
+    b.add_output(out)
+    fusion = b.build()
+    group, kernel = _split(fusion)
+    partials_kernel = kernel.source[
+        kernel.source.index("_partials(") : kernel.source.index("\ndef hfuse_reduction_g0(")
+    ]
+    assert "bias" not in partials_kernel and "t1_ptr" not in partials_kernel  # the epilogue's inputs
+    check(fusion, [group], options=SPLIT, reduction_size=50)
+
+
+def test_split_sum_and_max_of_one_input_share_the_partials_pass():
+    b = FusionBuilder()
+    x = b.define_tensor([40, 3], F32, strides=[1, 40])  # column-major: the kept dim is strided
+    (total,) = b.add(Op.SUM, [x], {"dims": [0], "keepdim": False, "dtype": F32})
+    (top,) = b.add(Op.MAX, [x], {"dims": [0], "keepdim": False, "dtype": F32})
+    (var, mean) = b.add(Op.VAR_MEAN, [x], {"dims": [0], "correction": 1, "keepdim": False})
+    (spread,) = b.add(Op.SUB, [top, mean])
+    for out in (total, spread, var):
+        b.add_output(out)
+    fusion = b.build()
+    group, kernel = _split(fusion)
+    partials_kernel = kernel.source[: kernel.source.index("\ndef hfuse_reduction_g0(")]
+    assert partials_kernel.count("for start") == 3  # sum and max in one pass, then the mean and the M2
+    check(fusion, [group], options=SPLIT, reduction_size=40)
+
+
+def test_split_programs_do_not_interfere_across_rows_and_parts():
+    """Each row a distinct constant: any partial stored or read at another row or part shows."""
+    b = FusionBuilder()
+    x = b.define_tensor([5, 300], I64)
+    (total,) = b.add(Op.SUM, [x], {"dims": [1], "keepdim": False, "dtype": I64})
+    b.add_output(total)
+    fusion = b.build()
+    group, kernel = _split(fusion)
+    assert kernel.grid[0] > 5 and kernel.config["split"]["parts"] > 2
+    x_value = torch.arange(5, dtype=torch.int64)[:, None].expand(5, 300).contiguous() * 1000 + 1
+    (got,) = run(group, fusion, {fusion.inputs[0]: x_value}, SPLIT).values()
+    assert got.tolist() == [300 * (1000 * r + 1) for r in range(5)]
+
+
+def _logsumexp():
+    b = FusionBuilder()
+    x = b.define_tensor([2, 100], F32)
+    (top,) = b.add(Op.MAX, [x], {"dims": [1], "keepdim": True, "dtype": F32})
+    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [x, top])[0]])
+    (total,) = b.add(Op.SUM, [e], {"dims": [1], "keepdim": True, "dtype": F32})
+    (lse,) = b.add(Op.ADD, [b.add(Op.LOG, [total])[0], top])
+    b.add_output(lse)
+    return b.build()
+
+
+ONE_LAUNCH = {
+    "a_reduction_of_a_reduction": (_logsumexp, REDUCTION),
+    "full_shape_outputs": (lambda: softmax(F32, rows=2, cols=100), NORMALIZATION),
+    "rows_that_fill_the_gpu": (lambda: layer_norm(F32, rows=64, cols=40), NORMALIZATION),
+}
+
+
+@pytest.mark.parametrize("build, kind", ONE_LAUNCH.values(), ids=ONE_LAUNCH.keys())
+def test_what_cannot_or_need_not_split_stays_one_launch(build, kind):
+    fusion = build()
+    group = whole_group(fusion, kind)
+    kernel = generate(group, fusion, SPLIT)
+    assert kernel.launches == 1 and "split" not in kernel.config and "_partials" not in kernel.source
+    check(fusion, [group], options=SPLIT, reduction_size=100)
+
+
+SPLIT_CHOICES = [
+    # (tiles of rows, reduced columns, column block, (parts, columns a part) or None)
+    ("full_sum_4096x4096", 1, 4096 * 4096, 2048, (512, 32768)),
+    ("8_rows_of_4M", 4, 1 << 22, 2048, (128, 32768)),
+    ("outer_full_4M_by_8", 1, 1 << 22, 512, (512, 8192)),
+    ("rows_fill_the_gpu", 264, 1 << 20, 2048, None),
+    ("short_rows", 1, 32767, 2048, None),
+    ("one_part_only", 1, 32768, 32768, None),
+]
+
+
+@pytest.mark.parametrize(
+    "programs, cols, block, expected", [c[1:] for c in SPLIT_CHOICES], ids=[c[0] for c in SPLIT_CHOICES]
+)
+def test_split_heuristic(programs, cols, block, expected):
+    split = choose_split(programs, cols, block, Options())
+    assert (None if split is None else (split.parts, split.length)) == expected
+    if split is not None:
+        assert (
+            split.length % block == 0
+            and (split.parts - 1) * split.length < cols <= split.parts * split.length
+        )

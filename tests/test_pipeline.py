@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
 import hfuse
 from hfuse import pipeline
@@ -10,7 +11,9 @@ from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Fusion, Op
+from hfuse.runtime import execute
 from hfuse.segment.model import SchedulerKind
+from hfuse.segment.report import format_segmentation
 
 
 def _pointwise() -> Fusion:
@@ -84,3 +87,25 @@ def test_eager_plan_is_the_whole_definition_in_one_torch_segment():
 def test_unknown_strategy_is_refused_by_name():
     with pytest.raises(UnsupportedError, match="strategy 'fastest' is unknown"):
         hfuse.compile(_pointwise(), strategy="fastest")
+
+
+def _long_row_sums() -> Fusion:
+    b = FusionBuilder()
+    x = b.define_tensor([2, 32768], DataType.Float)  # 2 rows: one program at the default heuristics
+    (total,) = b.add(Op.SUM, [x], {"dims": [1]})
+    b.add_output(total)
+    return b.build()
+
+
+@pytest.mark.usefixtures("fresh_cache")
+def test_a_split_reduction_is_one_segment_and_two_launches(device):
+    fusion = _long_row_sums()
+    x = torch.randn(2, 32768, device=device)
+    (total,), profile, compiled = execute(fusion, [x], profile=True)
+    assert compiled.segmentation.kernel_count == 1 and len(compiled.kernels) == 1
+    assert compiled.kernels[0].launches == 2 and compiled.launches == {0: 2}
+    assert compiled.kernel_count == profile.segments == 2
+    assert [k.launches for k in profile.kernel_profiles] == [2]
+    report = format_segmentation(compiled.scheduled, compiled.segmentation, compiled.launches)
+    assert "2 kernel launch(es), 1 segment(s)" in report and "2 launches: a split reduction" in report
+    torch.testing.assert_close(total, x.sum(1))

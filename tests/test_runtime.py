@@ -12,7 +12,7 @@ import hfuse
 from hfuse import pipeline, settings
 from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType
-from hfuse.errors import DefinitionError, KernelError, UnsupportedError, ValidationError
+from hfuse.errors import DefinitionError, KernelError, LimitError, UnsupportedError, ValidationError
 from hfuse.ir import Fusion, Op
 from hfuse.runtime import clear_cache, execute, validated
 from hfuse.runtime import executor as executor_module
@@ -367,6 +367,68 @@ def test_a_cached_definition_call_keeps_the_run_signature_of_its_inputs(monkeypa
     assert made == []
     fd.execute([torch.randn(16, device=device)])  # new inputs: a new signature, a new plan
     assert made
+
+
+def _scaled_exp_definition() -> hfuse.FusionDefinition:
+    with hfuse.FusionDefinition() as fd:
+        x = fd.define_tensor([-1])
+        s = fd.define_scalar(dtype=DataType.Float)
+        fd.add_output(fd.ops.mul(fd.ops.exp(x), s))
+        fd.add_output(fd.ops.add(x, x), alias_input=x)
+    return fd
+
+
+def test_a_validated_definition_call_skips_the_runtime_entry_point(monkeypatch, device):
+    fd = _scaled_exp_definition()
+    fd.execute([torch.randn(8, device=device), 2.0])  # compiles, validates
+    fd.execute([torch.randn(8, device=device), 2.0])  # the first cached call keeps the lean call
+    monkeypatch.setattr(executor_module, "execute", _must_not_run)
+    for _ in range(2):
+        x = torch.randn(8, device=device)
+        original = x.clone()
+        (scaled,) = fd.execute([x, 2.0])
+        torch.testing.assert_close(scaled, original.exp() * 2.0)
+        torch.testing.assert_close(x, original * 2)  # the in-place output went into its input
+    assert fd.last_triton_code()
+    with pytest.raises(AssertionError, match="the runtime entry point ran"):
+        fd.execute([torch.randn(8, device=device), 2.0], profile=True)  # a profile always goes through it
+
+
+def test_a_definition_call_with_another_scalar_value_runs_with_that_value(device):
+    fd = _scaled_exp_definition()
+    for scale in (2.0, 2.0, 3.0, 3.0, -1.5):
+        x = torch.randn(8, device=device)
+        torch.testing.assert_close(fd.execute([x.clone(), scale])[0], x.exp() * scale)
+
+
+def test_clear_cache_retires_the_cached_calls_of_definitions(monkeypatch, device):
+    fd = _scaled_exp_definition()
+    for _ in range(2):
+        fd.execute([torch.randn(8, device=device), 2.0])
+    prepared = []
+    real = executor_module._prepare
+    monkeypatch.setattr(executor_module, "_prepare", lambda *a: prepared.append(1) or real(*a))
+    clear_cache()
+    x = torch.randn(8, device=device)
+    torch.testing.assert_close(fd.execute([x.clone(), 2.0])[0], x.exp() * 2.0)
+    assert prepared == [1]
+
+
+def test_out_of_memory_in_a_cached_definition_call_is_a_limit_error(monkeypatch, device):
+    fd = _scaled_exp_definition()
+    for _ in range(2):
+        fd.execute([torch.randn(8, device=device), 2.0])
+
+    def out_of_memory(*args):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 KiB")
+
+    monkeypatch.setattr(executor_module, "_allocate", out_of_memory)
+    with pytest.raises(LimitError, match=r"backend hfuse\) ran out of device memory \(CUDA out of memory"):
+        fd.execute([torch.randn(8, device=device), 2.0])
+
+
+def _must_not_run(*args, **kwargs):
+    raise AssertionError("the runtime entry point ran")
 
 
 def _strided(x: torch.Tensor) -> torch.Tensor:

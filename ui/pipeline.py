@@ -72,11 +72,12 @@ def comparison_sides(compare: str, strategy: str, outputs: str) -> tuple[Side, S
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def comparison_dot(text: str, left: Side, right: Side) -> str:
-    sides = []
+    sides, counts = [], []
     for side in (left, right):
         compiled = compiled_of(text, side.strategy, side.outputs)
         sides.append((side.title, compiled.scheduled, compiled.segmentation))
-    return viz.compare_graph(sides[0], sides[1]).source
+        counts.append(compiled.kernel_count)
+    return viz.compare_graph(sides[0], sides[1], (counts[0], counts[1])).source
 
 
 def kernel_counts(compiled: Compiled) -> dict[str, int]:

@@ -1,21 +1,23 @@
-"""Triton code generation: one kernel (one launch) per kernel group.
+"""Triton code generation: one module per kernel group, launching one kernel (a split reduction two).
 
     generate(group, fusion) -> KernelSource
 
 POINTWISE groups get a flat index per output shape, TRANSPOSE groups 2-D tiles, REDUCTION and
-NORMALIZATION groups rows x reduced columns; a HORIZONTAL group concatenates the parts of its
-branches into one grid. ALIAS and TORCH groups have no kernel.
+NORMALIZATION groups rows x reduced columns (in two launches when the rows are few and long, see
+`split`); a HORIZONTAL group concatenates the parts of its branches into one grid. ALIAS and TORCH
+groups have no kernel.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from hfuse.codegen.kernel import Part, assemble
+from hfuse.codegen.kernel import Launch, Part, assemble
 from hfuse.codegen.model import KernelSource
 from hfuse.codegen.options import Options
 from hfuse.codegen.pointwise import pointwise_parts
 from hfuse.codegen.reduction import reduction_parts
+from hfuse.codegen.split import split_reduction
 from hfuse.codegen.transpose import transpose_parts
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Fusion, Value
@@ -29,23 +31,32 @@ _PARTS: dict[SchedulerKind, Callable[[Group, Fusion, Options], list[Part]]] = {
     SchedulerKind.REDUCTION: reduction_parts,
     SchedulerKind.NORMALIZATION: reduction_parts,
 }
+_SPLITTABLE = (SchedulerKind.REDUCTION, SchedulerKind.NORMALIZATION)  # not inside a horizontal launch
 
 
 def generate(group: Group, fusion: Fusion, options: Options | None = None) -> KernelSource:
-    """The Triton module computing `group`'s outputs from its inputs in one launch."""
+    """The Triton module computing `group`'s outputs from its inputs, in one launch or, for a split
+    reduction, two."""
     options = options or Options()
     if not group.kind.launches_kernel:
         raise UnsupportedError(
             f"group {group.id} is a {group.kind.value} group: it launches no kernel, "
             "so it has no Triton source"
         )
-    parts = _parts(group, fusion, options)
     inputs, outputs = _arguments(group, fusion)
     values = fusion.value_map
+    args = [values[n] for n in inputs + outputs]
     title = f"{group.name}: {group.kind.value} kernel of group {group.id}" + (
         f" ({group.note})" if group.note else ""
     )
-    source, programs, num_warps = assemble(group.name, title, parts, [values[n] for n in inputs + outputs])
+    split = split_reduction(group, fusion, options, args) if group.kind in _SPLITTABLE else None
+    if split is None:
+        launches = (Launch(group.name, tuple(_parts(group, fusion, options)), inputs + outputs),)
+        source, config = assemble(title, launches, args), {}
+    else:
+        launches, config = split.launches, split.config
+        source = assemble(title, launches, args, split.scratch, split.summary)
+    parts = [part for launch in launches for part in launch.parts]
     return KernelSource(
         name=group.name,
         group_id=group.id,
@@ -53,9 +64,10 @@ def generate(group: Group, fusion: Fusion, options: Options | None = None) -> Ke
         source=source,
         inputs=inputs,
         outputs=outputs,
-        grid=(programs,),
-        num_warps=num_warps,
-        config={"parts": [{"label": p.label, "programs": p.programs, **p.config} for p in parts]},
+        grid=(launches[0].programs,),
+        num_warps=launches[0].num_warps,
+        launches=len(launches),
+        config={"parts": [{"label": p.label, "programs": p.programs, **p.config} for p in parts], **config},
     )
 
 

@@ -1,8 +1,10 @@
-"""Assembles sub-kernel bodies into one Triton module: the `@triton.jit` kernel and `launch(...)`.
+"""Assembles sub-kernel bodies into one Triton module: its `@triton.jit` kernels and `launch(...)`.
 
 A kernel is a sequence of parts. Each part is a body run by a contiguous range of program ids,
 so one launch computes several index spaces (the outputs of a horizontal group, or pointwise
 outputs of different shapes): `if pid < end0: <part 0> elif pid < end1: <part 1> ...`.
+A module launches one kernel, or several in order (a split reduction: partials, then the rest),
+handing values from one to the next in scratch buffers that `run()` allocates on every call.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 from hfuse.codegen.lower import pointer
 from hfuse.codegen.mathlib import helpers_for
+from hfuse.dtypes import DataType
 from hfuse.ir import Value
 
 INT32_LIMIT = 2**31 - 1
@@ -28,6 +31,33 @@ class Part:
     num_warps: int
     wide_index: bool = False
     config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Scratch:
+    """A buffer of `numel` elements that `run()` allocates on every call, on its arguments' device."""
+
+    name: str
+    dtype: DataType
+    numel: int
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """One `@triton.jit` kernel of a module: its parts and the names of the arguments it takes, in order
+    (the module's arguments and scratch buffers)."""
+
+    name: str
+    parts: tuple[Part, ...]
+    params: tuple[str, ...]
+
+    @property
+    def programs(self) -> int:
+        return sum(part.programs for part in self.parts)
+
+    @property
+    def num_warps(self) -> int:
+        return max(part.num_warps for part in self.parts)
 
 
 def next_power_of_2(n: int) -> int:
@@ -71,47 +101,73 @@ def _kernel_body(parts: Sequence[Part]) -> list[str]:
     return lines
 
 
-def _torch_dtype(value: Value) -> str:
-    return f"torch.{str(value.dtype.torch).removeprefix('torch.')}"
+def _torch_dtype(dtype: DataType) -> str:
+    return f"torch.{str(dtype.torch).removeprefix('torch.')}"
 
 
-def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]) -> tuple[str, int, int]:
-    """The module's source, the grid size and the number of warps."""
-    programs = sum(part.programs for part in parts)
-    num_warps = max(part.num_warps for part in parts)
-    params = [pointer(v.name) if v.is_tensor else v.name for v in args]
-    kernel = [
-        "@triton.jit",
-        f"def {name}({', '.join(params)}):",
-        *_indent(_kernel_body(parts), 1),
+def _kernel(launch: Launch, tensors: set[str]) -> list[str]:
+    params = [pointer(name) if name in tensors else name for name in launch.params]
+    header = f"def {launch.name}({', '.join(params)}):"
+    return ["@triton.jit", header, *_indent(_kernel_body(launch.parts), 1)]
+
+
+def _run(launches: Sequence[Launch], args: Sequence[Value], scratch: Sequence[Scratch]) -> list[str]:
+    """The body of `run()`: one launch returns what Triton returns (the runtime may keep its compiled
+    kernel to launch it again); several allocate their scratch buffers, launch in order and return None."""
+    calls = [
+        f"{launch.name}[({launch.programs},)]({', '.join(launch.params)}, num_warps={launch.num_warps})"
+        for launch in launches
+        if launch.programs
     ]
-    kernel_text = "\n".join(kernel)
+    if len(launches) == 1:
+        return [f"    return {calls[0]}" if calls else "    return None"]
+    device = next(v.name for v in args if v.is_tensor)
+    allocations = [
+        f"    {s.name} = torch.empty({s.numel}, dtype={_torch_dtype(s.dtype)}, device={device}.device)"
+        for s in scratch
+    ]
+    return [*allocations, *(f"    {call}" for call in calls), "    return None"]
+
+
+def assemble(
+    title: str,
+    launches: Sequence[Launch],
+    args: Sequence[Value],
+    scratch: Sequence[Scratch] = (),
+    summary: str = "",
+) -> str:
+    """The module's source. `summary`: a paragraph for the module docstring, after the title."""
+    tensors = {v.name for v in args if v.is_tensor} | {s.name for s in scratch}
+    kernel_text = "\n\n\n".join("\n".join(_kernel(launch, tensors)) for launch in launches)
     described = "\n".join(
         f"  {v.describe()}, strides {list(v.strides)}" if v.is_tensor else f"  {v.describe()}" for v in args
     )
     checks = [
-        f"    _expect({v.name}, {v.name!r}, {tuple(v.shape)!r}, {tuple(v.strides)!r}, {_torch_dtype(v)})"
+        f"    _expect({v.name}, {v.name!r}, {v.shape!r}, {v.strides!r}, {_torch_dtype(v.dtype)})"
         for v in args
         if v.is_tensor
     ]
     names = ", ".join(v.name for v in args)
-    call = f"{name}[({programs},)]({names}, num_warps={num_warps})"
+    one = len(launches) == 1
+    kernels, were, them = ("the kernel", "was", "it") if one else ("the kernels", "were", "them")
+    checked = f"Checks every argument against the layout {kernels} {were} generated for, then runs {them}."
     launch = [
         f"def launch({names}):",
-        '    """Checks every argument against the layout the kernel was generated for, then runs it."""',
+        f'    """{checked}"""',
         *checks,
         f"    return run({names})",
         "",
         "",
         "@_quietly",
         f"def run({names}):",
-        '    """Runs the kernel on arguments already checked by an earlier launch() of the same layouts."""',
-        f"    return {call}" if programs else "    return None",
+        f'    """Runs {kernels} on arguments already checked by an earlier launch() of the same layouts."""',
+        *_run(launches, args, scratch),
     ]
-    source = "\n".join(
+    return "\n".join(
         [
             f'"""{title}',
             "",
+            *([summary, ""] if summary else []),
             "Arguments, in launch order:",
             described,
             '"""',
@@ -142,7 +198,6 @@ def assemble(name: str, title: str, parts: Sequence[Part], args: Sequence[Value]
             "",
         ]
     )
-    return source, programs, num_warps
 
 
 _EXPECT = """def _expect(tensor, name, shape, strides, dtype):

@@ -15,7 +15,7 @@ from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
 from hfuse.codegen.lower import Index, Lowering
 from hfuse.codegen.options import Options
 from hfuse.errors import UnsupportedError
-from hfuse.ir import Fusion
+from hfuse.ir import Fusion, Op
 from hfuse.segment.model import Group
 
 
@@ -63,6 +63,8 @@ def flat_part(
     for name in names:
         lowering.store(name, Index(tuple(dims), mask))
     warps = 8 if block >= 1024 else max(1, block // 128)
+    if warps == 8 and _evaluates_long_math(group):
+        warps = 4  # twice the elements per thread: more loads in flight while the math runs
     return Part(
         label=f"{', '.join(names)}: flat index over {list(shape)}, {block} elements per program",
         programs=programs,
@@ -71,6 +73,15 @@ def flat_part(
         wide_index=wide,
         config={"outputs": list(names), "shape": list(shape), "BLOCK": block},
     )
+
+
+# Ops that cost a special-function unit call and a dozen instructions per element.
+LONG_MATH = frozenset({Op.EXP, Op.EXP2, Op.EXPM1, Op.TANH, Op.SIGMOID, Op.SILU, Op.ERF, Op.ERFC, Op.LOG,
+                       Op.LOG1P, Op.LOG2, Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.POW})  # fmt: skip
+
+
+def _evaluates_long_math(group: Group) -> bool:
+    return any(expr.op in LONG_MATH for expr in group.exprs)
 
 
 def pointwise_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:

@@ -13,30 +13,33 @@ and stay [ROWS, 1], so using a row statistic in a later elementwise op broadcast
   log-softmax read a long row twice (statistics, write) instead of three times.
 - Outer reductions (the kept dims are contiguous in memory): ROWS is wide so each column step
   loads contiguous rows; Triton's coalescing follows the contiguous axis of the tile.
-- Full reductions (no kept dims): one program loops over everything (a single launch, no atomics).
+- Few long rows (a full reduction has one): `split` reduces parts of each row in many programs into
+  partials, then combines them in a second launch; `RowReducer.partials` lowers the first.
+  Otherwise one program loops over its rows' columns (one launch, no atomics).
 VAR, VAR_MEAN and WELFORD are the mean, then the centered sum of squares.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from hfuse.codegen.code import Body, Scope
 from hfuse.codegen.emit import compute_type, convert
 from hfuse.codegen.indexing import delinearize
-from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
-from hfuse.codegen.lower import REDUCING, Index, Lowering, describe
+from hfuse.codegen.kernel import Part, cdiv, next_power_of_2
+from hfuse.codegen.lower import Index, Lowering, describe
 from hfuse.codegen.options import Options
-from hfuse.codegen.probe import innermost_dim, load_axes
+from hfuse.codegen.probe import innermost_dim
+from hfuse.codegen.rows import reduced_dims, row_space, store_row_outputs, tile_rows
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
-from hfuse.ir import Expr, Fusion, Op
+from hfuse.ir import Expr, Fusion, Op, Value
 from hfuse.segment.model import Group
 
-_REDUCE = {Op.SUM: "tl.sum({0}, axis=1)", Op.MAX: "tl.max({0}, axis=1)", Op.MIN: "tl.min({0}, axis=1)",
+REDUCE = {Op.SUM: "tl.sum({0}, axis=1)", Op.MAX: "tl.max({0}, axis=1)", Op.MIN: "tl.min({0}, axis=1)",
            Op.PROD: "tl.reduce({0}, 1, _multiply)"}  # fmt: skip
 _COMBINE = {Op.SUM: "{0} + {1}", Op.PROD: "{0} * {1}", Op.MAX: "tl.maximum({0}, {1})",
             Op.MIN: "tl.minimum({0}, {1})"}  # fmt: skip
@@ -58,28 +61,27 @@ class Columns:
     scope: Scope | None
 
 
-def reduced_dims(expr: Expr, rank: int) -> tuple[int, ...]:
-    dims = tuple(sorted(expr.attr("dims", ())))
-    if not dims and expr.op.family is not Op.SUM.family:
-        return tuple(range(rank))  # var, var_mean and welford with no dims reduce everything
-    return dims
+@dataclass(frozen=True, slots=True)
+class ColumnPart:
+    """The columns one program of a split reduction reduces: `length` of them from column `start`; it is
+    part `index` of `count` (all `length` long but the last, which ends at the row's end)."""
+
+    start: str
+    length: int
+    index: str
+    count: int
 
 
-def reduction_space(group: Group, fusion: Fusion) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The shape every reduction of the group reads and the dims they all reduce."""
-    reductions = [e for e in group.exprs if e.op.family in REDUCING]
-    if not reductions:
-        raise UnsupportedError(f"group {group.id} is a {group.kind.value} group without a reduction")
-    first = fusion.value(reductions[0].inputs[0])
-    shape, dims = first.shape, reduced_dims(reductions[0], first.rank)
-    for expr in reductions[1:]:
-        source = fusion.value(expr.inputs[0])
-        if source.shape != shape or reduced_dims(expr, source.rank) != dims:
-            raise UnsupportedError(
-                f"group {group.id} reduces {list(shape)} over dims {list(dims)} and also "
-                f"`{describe(expr)}` over another space; one kernel reduces one space, so split the group"
-            )
-    return shape, dims
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One reduction of a pass over the columns: `op` of `element` (a value of type `source`) in `acc`."""
+
+    op: Op
+    element: Callable[[Index], str]
+    source: DataType
+    acc: DataType
+    hint: str
+    comment: str | None = None
 
 
 def choose_layout(
@@ -115,9 +117,12 @@ class RowReducer:
         row_positions: dict[int, str],
         row_mask: frozenset[str],
         wide: bool,
+        part: ColumnPart | None = None,
     ) -> None:
+        """`part`: the program reduces these columns of each row only (the first launch of a split
+        reduction, always looped), else all of them."""
         self.body, self.shape, self.dims, self.layout = body, shape, dims, layout
-        self.row_positions, self.row_mask, self.wide = row_positions, row_mask, wide
+        self.row_positions, self.row_mask, self.wide, self.part = row_positions, row_mask, wide, part
         self.count = math.prod(shape[d] for d in dims)
         self.column_axes: set[str] = set()
         self._persistent: Columns | None = None
@@ -134,7 +139,8 @@ class RowReducer:
         axis = f"loop{len(self.column_axes)}"
         start = self.body.fresh("start")
         self.body.deps[start] = frozenset({axis})
-        scope = self.body.open_loop(axis, f"for {start} in range(0, {self.count}, {self.layout.cols}):")
+        extent = self.part.length if self.part else self.count
+        scope = self.body.open_loop(axis, f"for {start} in range(0, {extent}, {self.layout.cols}):")
         yield self._define_columns(axis, start, scope)
         self.body.close_loop(scope)
 
@@ -142,11 +148,14 @@ class RowReducer:
         self.column_axes.add(axis)
         base = f"tl.arange(0, {self.layout.cols})[None, :]"
         text = base if start is None else f"{start} + {base}"
+        if self.part is not None:
+            text = f"{self.part.start} + {text}"
         cols = self.body.define(
             self.body.fresh("cols"), f"({text}).to(tl.int64)" if self.wide else text, frozenset({axis}), scope
         )
         mask = frozenset()
-        if self.count % self.layout.cols or not self.count:  # reducing an empty dim reads nothing
+        covered = self.part.length if self.part else self.layout.cols  # columns a loop runs over evenly
+        if self.count % covered or not self.count:  # reducing an empty dim reads nothing
             mask = frozenset(
                 {
                     self.body.define(
@@ -186,31 +195,57 @@ class RowReducer:
                 if pair not in self._online:  # the other of the pair may be used at other dims first
                     self._online[pair] = self._online_max_sum(lowering, *pair, rows)
                 return self._online[pair]
-        element = lambda full: lowering.value(source.name, full)  # noqa: E731
-        out = lowering.values[expr.outputs[0]]
-        hint = out.name.lower()
         if expr.op.family is Op.SUM.family:
-            acc = _accumulator(expr.op, source.dtype, out.dtype)
-            total = self._accumulate(
-                lowering, expr.op, element, rows, source.dtype, acc, describe(expr), hint
-            )
-            return {out.name: lowering.assign(convert(total, acc, out.dtype), hint)}
-        stats = DataType.Double if source.dtype is DataType.Double else DataType.Float
-        total = self._accumulate(
-            lowering, Op.SUM, element, rows, source.dtype, stats, describe(expr), "total"
+            out = lowering.values[expr.outputs[0]]
+            (acc,) = partial_types(expr, lowering.values)
+            (total,) = self._accumulate(lowering, rows, [self._term(lowering, expr)])
+            return {out.name: lowering.assign(convert(total, acc, out.dtype), out.name.lower())}
+        mean, m2 = self._mean_and_m2(lowering, expr, rows, str(float(self.count)))
+        return statistics(lowering, expr, mean, m2, self.count)
+
+    def partials(self, lowering: Lowering, exprs: Sequence[Expr]) -> dict[Expr, tuple[str, ...]]:
+        """What this program's part of the columns gives each reduction of `exprs` for each row, in the
+        types of `partial_types`: the part's sum, max, min or product, in one pass over the part; for
+        VAR, VAR_MEAN and WELFORD the part's mean and sum of squared deviations from it."""
+        assert self.part is not None, "partials are the first launch of a split reduction"
+        rows, part = self.row_positions, self.part
+        found: dict[Expr, tuple[str, ...]] = {}
+        simple = [expr for expr in exprs if expr.op.family is Op.SUM.family]
+        totals = self._accumulate(lowering, rows, [self._term(lowering, expr) for expr in simple])
+        found.update((expr, (total,)) for expr, total in zip(simple, totals, strict=True))
+        moments = [expr for expr in exprs if expr.op.family is not Op.SUM.family]
+        last = self.count - (part.count - 1) * part.length
+        count = str(float(part.length))
+        if moments and last != part.length:
+            sizes = f"{part.index} == {part.count - 1}, {float(last)}, {float(part.length)}"
+            count = lowering.assign(f"tl.where({sizes})", "part_count")
+        found.update((expr, self._mean_and_m2(lowering, expr, rows, count)) for expr in moments)
+        return found
+
+    def _term(self, lowering: Lowering, expr: Expr) -> Term:
+        source = lowering.values[expr.inputs[0]]
+        (acc,) = partial_types(expr, lowering.values)
+        element = lambda full: lowering.value(source.name, full)  # noqa: E731
+        return Term(expr.op, element, source.dtype, acc, expr.outputs[0].lower(), describe(expr))
+
+    def _mean_and_m2(
+        self, lowering: Lowering, expr: Expr, rows: dict[int, str], count: str
+    ) -> tuple[str, str]:
+        """The mean of each row's `count` elements, then the sum of their squared deviations from it."""
+        source = lowering.values[expr.inputs[0]]
+        stats = _stats_type(source.dtype)
+        element = lambda full: lowering.value(source.name, full)  # noqa: E731
+        (total,) = self._accumulate(
+            lowering, rows, [Term(Op.SUM, element, source.dtype, stats, "total", describe(expr))]
         )
-        mean = lowering.assign(f"{total} / {float(self.count)}", "mean")
+        mean = lowering.assign(f"{total} / {count}", "mean")
 
         def squared(full: Index) -> str:
             centered = lowering.assign(f"{convert(element(full), source.dtype, stats)} - {mean}", "centered")
             return f"{centered} * {centered}"
 
-        m2 = self._accumulate(lowering, Op.SUM, squared, rows, stats, stats, None, "m2")
-        if expr.op is Op.WELFORD:
-            return dict(zip(expr.outputs, (mean, m2, str(self.count)), strict=True))
-        denominator = max(self.count - expr.attr("correction"), 0)
-        var = lowering.assign(f"{m2} / {float(denominator)}", "var")
-        return dict(zip(expr.outputs, (var, mean), strict=False))
+        (m2,) = self._accumulate(lowering, rows, [Term(Op.SUM, squared, stats, stats, "m2")])
+        return mean, m2
 
     def _online_max_sum(self, lowering: Lowering, row_max: Expr, exp_sum: Expr, rows: dict[int, str]):
         """M = max(x) and S = sum(exp(x - M)) over each row in one loop: per column block, the running max
@@ -256,39 +291,39 @@ class RowReducer:
             ),
         }
 
-    def _accumulate(
-        self,
-        lowering: Lowering,
-        op: Op,
-        element: Callable[[Index], str],
-        rows: dict[int, str],
-        source: DataType,
-        acc: DataType,
-        comment: str | None,
-        hint: str,
-    ) -> str:
+    def _accumulate(self, lowering: Lowering, rows: dict[int, str], terms: Sequence[Term]) -> list[str]:
+        """Each term reduced over the columns, all in one pass: one [ROWS, 1] value a term."""
         layout, body = self.layout, self.body
-        acc_type = compute_type(acc)
-        neutral = _neutral(op, acc)
+        results: list[str] = []
+        totals: list[tuple[Term, str]] = []
         with self.columns() as columns:
             full = self.full_index(columns, rows)
-            value = convert(element(full), source, acc)
-            if not {"row", columns.axis} <= body.deps_of(value):
-                value = f"{value} + tl.zeros([{layout.rows}, {layout.cols}], {acc_type})"
-            mask = lowering.mask_text(full.mask)
-            if mask:
-                value = f"tl.where({mask}, {value}, {neutral})"
-            value = lowering.assign(value, f"{hint}_in")
-            if layout.persistent:
-                return lowering.assign(f"{_REDUCE[op].format(value)}[:, None]", hint, comment)
-            total = body.define(
-                body.fresh(f"{hint}_acc"),
-                f"tl.full([{layout.rows}, {layout.cols}], {neutral}, {acc_type})",
-                frozenset(),
-                body.top,
-            )
-            body.statement(f"{total} = {_COMBINE[op].format(total, value)}", columns.scope)
-        return lowering.assign(f"{_REDUCE[op].format(total)}[:, None]", hint, comment)
+            for term in terms:
+                acc_type = compute_type(term.acc)
+                fill = neutral(term.op, term.acc)
+                value = convert(term.element(full), term.source, term.acc)
+                if not {"row", columns.axis} <= body.deps_of(value):
+                    value = f"{value} + tl.zeros([{layout.rows}, {layout.cols}], {acc_type})"
+                mask = lowering.mask_text(full.mask)
+                if mask:
+                    value = f"tl.where({mask}, {value}, {fill})"
+                value = lowering.assign(value, f"{term.hint}_in")
+                if layout.persistent:
+                    reduced = f"{REDUCE[term.op].format(value)}[:, None]"
+                    results.append(lowering.assign(reduced, term.hint, term.comment))
+                    continue
+                total = body.define(
+                    body.fresh(f"{term.hint}_acc"),
+                    f"tl.full([{layout.rows}, {layout.cols}], {fill}, {acc_type})",
+                    frozenset(),
+                    body.top,
+                )
+                body.statement(f"{total} = {_COMBINE[term.op].format(total, value)}", columns.scope)
+                totals.append((term, total))
+        for term, total in totals:
+            reduced = f"{REDUCE[term.op].format(total)}[:, None]"
+            results.append(lowering.assign(reduced, term.hint, term.comment))
+        return results
 
 
 _BROADCASTS = (Op.BROADCAST_IN_DIM, Op.BROADCAST, Op.EXPAND)
@@ -329,6 +364,29 @@ def _max_under_exp_sum(exp_sum: Expr, lowering: Lowering) -> Expr | None:
     return row_max
 
 
+def partial_types(expr: Expr, values: Mapping[str, Value]) -> tuple[DataType, ...]:
+    """The types a reduction accumulates in: one for SUM, MAX, MIN and PROD; the mean and the sum of
+    squared deviations for VAR, VAR_MEAN and WELFORD."""
+    source = values[expr.inputs[0]].dtype
+    if expr.op.family is Op.SUM.family:
+        return (_accumulator(expr.op, source, values[expr.outputs[0]].dtype),)
+    return (_stats_type(source),) * 2
+
+
+def statistics(lowering: Lowering, expr: Expr, mean: str, m2: str, count: int) -> dict[str, str]:
+    """The outputs of a VAR, VAR_MEAN or WELFORD expr from the mean of `count` elements and the sum of
+    their squared deviations from it."""
+    if expr.op is Op.WELFORD:
+        return dict(zip(expr.outputs, (mean, m2, str(count)), strict=True))
+    denominator = max(count - expr.attr("correction"), 0)
+    var = lowering.assign(f"{m2} / {float(denominator)}", "var")
+    return dict(zip(expr.outputs, (var, mean), strict=False))
+
+
+def _stats_type(source: DataType) -> DataType:
+    return DataType.Double if source is DataType.Double else DataType.Float
+
+
 def _accumulator(op: Op, source: DataType, out: DataType) -> DataType:
     if op in (Op.MAX, Op.MIN):
         return DataType.Int32 if source is DataType.Bool else source
@@ -337,7 +395,7 @@ def _accumulator(op: Op, source: DataType, out: DataType) -> DataType:
     return DataType.Int
 
 
-def _neutral(op: Op, dtype: DataType) -> str:
+def neutral(op: Op, dtype: DataType) -> str:
     if op is Op.SUM:
         return "0"
     if op is Op.PROD:
@@ -348,68 +406,35 @@ def _neutral(op: Op, dtype: DataType) -> str:
     return str(-(2 ** (bits - 1))) if op is Op.MAX else str(2 ** (bits - 1) - 1)
 
 
-def _is_outer(group: Group, fusion: Fusion, shape: tuple[int, ...], dims: tuple[int, ...]) -> bool:
-    first = next(e for e in group.exprs if e.op.family in REDUCING)
-    weight: dict[int, int] = {}
-    for value, axis in load_axes(fusion, group.exprs, group.inputs, shape, [first.inputs[0]]):
-        if axis is not None:
-            weight[axis] = weight.get(axis, 0) + value.nbytes
-    return bool(weight) and max(weight, key=lambda axis: weight[axis]) not in dims
-
-
-def _warps(elements: int) -> int:
+def warps(elements: int) -> int:
     if elements <= 256:
         return max(1, elements // 128)
     return 4 if elements < 2048 else 8 if elements < 8192 else 16
 
 
-def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
-    shape, dims = reduction_space(group, fusion)
-    kept = [d for d in range(len(shape)) if d not in dims]
-    keepdim_shape = tuple(1 if d in dims else e for d, e in enumerate(shape))
-    row_shape = tuple(shape[d] for d in kept)
-    full_outputs, row_outputs = [], []
-    for name in dict.fromkeys(group.outputs):
-        value = fusion.value(name)
-        if value.shape == shape:
-            full_outputs.append(name)
-        elif value.shape in (row_shape, keepdim_shape):
-            row_outputs.append(name)
-        else:
-            raise UnsupportedError(
-                f"group {group.id} reduces {list(shape)} over dims {list(dims)}, "
-                f"but writes {value.describe()}, which is neither that shape nor one value per row; "
-                "write it from another kernel"
-            )
-    rows, cols = math.prod(row_shape), math.prod(shape[d] for d in dims)
-    rows_contiguous = any(innermost_dim(fusion.value(name)) in kept for name in full_outputs)
-    layout = choose_layout(rows, cols, _is_outer(group, fusion, shape, dims), options, rows_contiguous)
-    values = [fusion.value(n) for n in (*group.inputs, *group.outputs)]
-    wide = needs_wide_index(values, rows * cols)
+def layout_warps(layout: Layout) -> int:
+    """Rows of 1024-2047 columns kept whole take 4 warps whatever the rows per tile: 8 starve each
+    thread of work (scale + causal mask + softmax of bf16 rows of 1024: 12% slower with 8)."""
+    if layout.persistent and not layout.outer and 1024 <= layout.cols < 2048:
+        return 4
+    return warps(layout.rows * layout.cols)
 
+
+def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
+    space = row_space(group, fusion)
+    rows, cols = space.rows, space.cols
+    rows_contiguous = any(innermost_dim(fusion.value(name)) in space.kept for name in space.full_outputs)
+    layout = choose_layout(rows, cols, space.outer, options, rows_contiguous)
     body = Body()
     body.reserve("prog", "pid")
-    start = "prog" if layout.rows == 1 else f"prog * {layout.rows}"
-    row = body.define("rows", f"{start} + tl.arange(0, {layout.rows})[:, None]", frozenset({"row"}))
-    row_mask = frozenset()
-    if rows % layout.rows:
-        row_mask = frozenset({body.define("rmask", f"rows < {rows}", frozenset({"row"}))})
-    row_positions = {
-        d: body.assign(text, f"r{d}") for d, text in zip(kept, delinearize(row, list(row_shape)), strict=True)
-    }
-    reducer = RowReducer(body, shape, dims, layout, row_positions, row_mask, wide)
-    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer)
-    for name in row_outputs:
-        value = fusion.value(name)
-        if value.shape == row_shape:
-            positions = tuple(row_positions[d] for d in kept)
-        else:
-            positions = tuple(row_positions.get(d, "0") for d in range(len(shape)))
-        lowering.store(name, Index(positions, row_mask), spread=row)
-    if full_outputs:
+    tile = tile_rows(body, "prog", layout.rows, space)
+    reducer = RowReducer(body, space.shape, space.dims, layout, tile.positions, tile.mask, space.wide)
+    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=space.wide, reducer=reducer)
+    store_row_outputs(lowering, space, tile)
+    if space.full_outputs:
         with reducer.columns() as columns:
-            for name in full_outputs:  # all extents 1 (one row, one column): the row spreads the address
-                lowering.store(name, reducer.full_index(columns), spread=row)
+            for name in space.full_outputs:  # all extents 1 (one row, one column): the row spreads it
+                lowering.store(name, reducer.full_index(columns), spread=tile.row)
     form = "persistent" if layout.persistent else "looped"
     return [
         Part(
@@ -417,8 +442,8 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
             f"{form}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else ""),
             programs=cdiv(rows, layout.rows),
             lines=tuple(body.text()),
-            num_warps=_warps(layout.rows * layout.cols),
-            wide_index=wide,
+            num_warps=layout_warps(layout),
+            wide_index=space.wide,
             config={
                 "ROWS": layout.rows,
                 "COLS": layout.cols,

@@ -1,8 +1,9 @@
 """Runs a fusion: compile once per (fusion, backend, aliasing, input signature), then launch.
 
-A cached call is a dict lookup, output allocation and the launches. The first run of a plan poisons
-every kernel output (NaN, or the largest integer) and is checked against the torch reference, unless
-an earlier process validated the very same kernels on the same inputs and device (see `validated`).
+The first run of a plan poisons every kernel output (NaN, or the largest integer) and is checked
+against the torch reference, unless an earlier process validated the very same kernels on the same
+inputs and device (see `validated`). After it, `lean_call` hands out the plan's cached call: output
+allocation and the launches, nothing else.
 """
 
 from __future__ import annotations
@@ -44,11 +45,16 @@ Progress = Callable[[str], None]  # told each step of a run before it starts
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One group, ready to run: `run(env, poison)` reads its inputs from env and adds its outputs."""
+    """One group, ready to run: `run(env, poison)` reads its inputs from env, adds its outputs and returns
+    its device work again for timing; `launch(env, poison)` does the same without that return."""
 
     group: Group
     run: Callable[[Env, bool], Rerun | None]
     kernel_name: str
+    launch: Callable[[Env, bool], object]
+
+
+LeanCall = Callable[[Sequence[Any]], list[torch.Tensor]]  # a validated plan's call: inputs -> outputs
 
 
 @dataclass(slots=True)
@@ -70,6 +76,7 @@ class Plan:
     first_launch_ms: dict[int, float] = field(default_factory=dict)  # group id -> first launch (JIT) time
     segment_bytes: tuple[tuple[int, int], ...] | None = None  # (read, written) per segment, first profile
     fusion_bytes: tuple[int, int] = (0, 0)  # fusion inputs read, outputs written; with segment_bytes
+    lean: LeanCall | None = None  # made by the first `lean_call` after the plan ran and was validated
 
 
 _PLANS: dict[tuple, Plan] = {}
@@ -78,6 +85,7 @@ _PLANS: dict[tuple, Plan] = {}
 _BY_IDENTITY: dict[tuple, tuple[Fusion, Plan]] = {}
 _PLANS_LOCK = threading.Lock()
 MAX_PLANS = 256  # the oldest plan is dropped beyond this (an app session may try many shapes)
+_generation = 0  # counts clear_cache() calls: a lean call kept by a caller is stale once it changes
 
 
 def execute(
@@ -119,6 +127,52 @@ def execute(
             report = build_profile(plan, reruns, host_ms, cache_hit, backend)
     returned = results if plan.returned is None else [results[i] for i in plan.returned]
     return returned, report, plan.compiled
+
+
+def lean_call(fusion: Fusion, backend: str, alias_outputs: bool, signature: tuple) -> LeanCall | None:
+    """The cached call of the plan `execute` made for these arguments, once that plan has run and been
+    validated; None before. A caller may keep it while `generation()` stays what it was."""
+    known = _BY_IDENTITY.get((id(fusion), backend, alias_outputs, signature))
+    if known is None or known[0] is not fusion:
+        return None
+    plan = known[1]
+    if not (plan.launched and plan.validated):
+        return None
+    if plan.lean is None:
+        plan.lean = _lean(plan, backend)
+    return plan.lean
+
+
+def generation() -> int:
+    return _generation
+
+
+def _lean(plan: Plan, backend: str) -> LeanCall:
+    names, constants = plan.inputs, dict(plan.constants)
+    launches = tuple(segment.launch for segment in plan.segments)
+    returned = plan.outputs if plan.returned is None else tuple(plan.outputs[i] for i in plan.returned)
+    poison = settings.POISON_OUTPUTS.as_bool()  # read once: reading the environment costs a call ~1 us
+    run_name = f"this run of the fusion (backend {backend})"
+
+    def call(inputs: Sequence[Any]) -> list[torch.Tensor]:
+        env = dict(zip(names, inputs, strict=True))
+        env.update(constants)
+        with GPU_LOCK:
+            try:
+                for launch in launches:
+                    launch(env, poison)
+            except torch.cuda.OutOfMemoryError as err:
+                out_of_memory = (str(err) or type(err).__name__).splitlines()[0]
+            else:
+                out_of_memory = None
+            if out_of_memory is not None:
+                env.clear()  # releases this run's tensors before the error is raised
+                raise out_of_memory_error(out_of_memory, plan.run_bytes, run_name)
+            if plan.in_place:
+                _write_in_place_outputs(plan, inputs, [env[name] for name in plan.outputs])
+        return [env[name] for name in returned]
+
+    return call
 
 
 def _plan(
@@ -178,9 +232,11 @@ def _silent(step: str) -> None:
 
 def clear_cache() -> None:
     """Forget every compiled plan (generated modules stay imported, keyed by their source hash)."""
+    global _generation
     with _PLANS_LOCK:
         _PLANS.clear()
         _BY_IDENTITY.clear()
+        _generation += 1
 
 
 def run_signature(inputs: Sequence[Any]) -> tuple:
@@ -277,12 +333,16 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
     device = run_device()
     launcher = KernelLauncher(module, kernel.grid)
 
-    def run(env: Env, poison: bool) -> Rerun:
+    def arguments(env: Env, poison: bool) -> tuple[list[Any], list[torch.Tensor]]:
         buffers = [_allocate(spec, poison, device) for spec in specs]
         args = [env[name] for name in inputs]
         for i in scalars:
             args[i] = _launch_arg(args[i])
         args += buffers
+        return args, buffers
+
+    def run(env: Env, poison: bool) -> Rerun:
+        args, buffers = arguments(env, poison)
         try:
             relaunch = launcher(args)
         except Exception as err:
@@ -290,7 +350,15 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
         env.update(zip(outputs, buffers, strict=True))
         return _reported(kernel, relaunch)
 
-    return Segment(group, run, kernel.name)
+    def launch(env: Env, poison: bool) -> None:
+        args, buffers = arguments(env, poison)
+        try:
+            launcher.launch(args)
+        except Exception as err:
+            raise _launch_error(kernel, err) from err
+        env.update(zip(outputs, buffers, strict=True))
+
+    return Segment(group, run, kernel.name, launch)
 
 
 def _reported(kernel: KernelSource, launch: Callable[[], T]) -> Callable[[], T]:
@@ -323,7 +391,7 @@ def _torch_segment(fusion: Fusion, group: Group) -> Segment:
         env.update(zip(part.output_names, rerun(), strict=True))
         return rerun
 
-    return Segment(group, run, group.name)
+    return Segment(group, run, group.name, run)
 
 
 def _inductor_segment(compiled: Compiled) -> Segment:
@@ -340,7 +408,7 @@ def _inductor_segment(compiled: Compiled) -> Segment:
         env.update(zip(fusion.output_names, rerun(), strict=True))
         return rerun
 
-    return Segment(group, run, "inductor")
+    return Segment(group, run, "inductor", run)
 
 
 def _alias_segment(compiled: Compiled, group: Group) -> Segment:
@@ -355,7 +423,7 @@ def _alias_segment(compiled: Compiled, group: Group) -> Segment:
             env[view.output] = base.as_strided(view.shape, view.strides, base.storage_offset() + view.offset)
         return None
 
-    return Segment(group, run, group.name)
+    return Segment(group, run, group.name, run)
 
 
 def _launch_arg(value: Any) -> Any:

@@ -35,6 +35,13 @@ class KernelLauncher:
             self._bind(launched, args)
         return lambda: launch(*args)
 
+    def launch(self, args: Sequence[Any]) -> None:
+        """Launches the kernel on `args`, as `__call__` does, without making the function that repeats it."""
+        if not self.checked:
+            self(args)
+            return
+        self._choose(args)(*args)
+
     def _choose(self, args: Sequence[Any]) -> Callable[..., object]:
         if not self.checked:
             return self.module.launch

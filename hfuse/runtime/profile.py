@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 def build_profile(
     plan: Plan, reruns: list[Rerun | None], host_ms: float, cache_hit: bool, backend: str
 ) -> FusionProfile:
-    """Times every segment again (CUDA only), then assembles the profile. On CPU nothing is timed:
-    the interpreter's times say nothing about a GPU."""
+    """Times every segment again (CUDA only), then assembles the profile. A segment's time covers all of
+    its launches (both of a split reduction). On CPU nothing is timed: the interpreter's times say
+    nothing about a GPU."""
     compiled = plan.compiled
     fusion, groups = compiled.scheduled, compiled.segmentation.groups
     if plan.segment_bytes is None:
@@ -49,6 +50,7 @@ def build_profile(
                 effective_bandwidth_gbs=gbs,
                 percentage_peak_bandwidth=percent_of(gbs, peak),
                 launches_kernel=group.kind.launches_kernel,
+                launches=kernel.launches if kernel else 0,
             )
         )
     times = [k.time_ms for k in kernels if k.time_ms is not None]

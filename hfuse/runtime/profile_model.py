@@ -19,6 +19,7 @@ class KernelProfile:
     effective_bandwidth_gbs: float | None
     percentage_peak_bandwidth: float | None
     launches_kernel: bool = True  # False for alias and torch segments
+    launches: int = 1  # CUDA kernels the segment launches: 2 for a split reduction, 0 with no kernel
 
 
 @dataclass(frozen=True, slots=True)

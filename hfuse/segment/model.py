@@ -120,4 +120,6 @@ class Segmentation:
 
     @property
     def kernel_count(self) -> int:
+        """Groups that launch a kernel. Code generation may launch a group in two kernels (a split
+        reduction): a compiled fusion's CUDA launches are `Compiled.kernel_count`."""
         return sum(1 for g in self.groups if g.kind.launches_kernel)

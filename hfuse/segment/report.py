@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from hfuse.ir import Fusion
 from hfuse.segment.model import Group, SchedulerKind, Segmentation
 from hfuse.units import format_bytes
@@ -11,8 +13,10 @@ def _values(fusion: Fusion, names: tuple[str, ...]) -> str:
     return ", ".join(fusion.value(n).describe() for n in names) or "-"
 
 
-def _group_lines(fusion: Fusion, group: Group, indent: str) -> list[str]:
+def _group_lines(fusion: Fusion, group: Group, indent: str, launches: Mapping[int, int]) -> list[str]:
     launch = "no kernel" if not group.kind.launches_kernel else group.name
+    if launches.get(group.id, 1) > 1:
+        launch += f", {launches[group.id]} launches: a split reduction"
     lines = [f"{indent}segment {group.id}: {group.kind.value} ({launch})"]
     if group.note:
         lines.append(f"{indent}  why: {group.note}")
@@ -21,21 +25,26 @@ def _group_lines(fusion: Fusion, group: Group, indent: str) -> list[str]:
     lines.append(f"{indent}  reads:  {_values(fusion, group.inputs)}")
     lines.append(f"{indent}  writes: {_values(fusion, group.outputs)}")
     for branch in group.branches:
-        lines.extend(_group_lines(fusion, branch, indent + "    "))
+        lines.extend(_group_lines(fusion, branch, indent + "    ", launches))
     if not group.branches:
         lines.extend(f"{indent}    {expr}" for expr in group.exprs)
     return lines
 
 
-def format_segmentation(fusion: Fusion, segmentation: Segmentation) -> str:
-    """`fusion` is the fusion the groups refer to (after the passes)."""
+def format_segmentation(
+    fusion: Fusion, segmentation: Segmentation, launches: Mapping[int, int] | None = None
+) -> str:
+    """`fusion` is the fusion the groups refer to (after the passes); `launches` the CUDA kernels each
+    group's code launches where not one (`Compiled.launches`)."""
+    launches = launches or {}
+    kernels = sum(launches.get(g.id, 1) for g in segmentation.groups if g.kind.launches_kernel)
     kinds = [g.kind.value for g in segmentation.groups]
     lines = [
-        f"strategy {segmentation.strategy}: {segmentation.kernel_count} kernel launch(es), "
+        f"strategy {segmentation.strategy}: {kernels} kernel launch(es), "
         f"{len(segmentation.groups)} segment(s) ({', '.join(kinds)})"
     ]
     for group in segmentation.groups:
-        lines.extend(_group_lines(fusion, group, ""))
+        lines.extend(_group_lines(fusion, group, "", launches))
     for alias in segmentation.aliases:
         lines.append(
             f"view: {alias.output} = {alias.input}.as_strided({list(alias.shape)}, {list(alias.strides)}, "

@@ -1,0 +1,138 @@
+"""The rows and columns of a reduction group: the reduced space, what each output holds (a value per
+element of that space, or one per row), and the tile of rows a program owns."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from hfuse.codegen.code import Body
+from hfuse.codegen.indexing import delinearize, term
+from hfuse.codegen.kernel import needs_wide_index
+from hfuse.codegen.lower import REDUCING, Index, Lowering, describe
+from hfuse.codegen.probe import load_axes
+from hfuse.errors import UnsupportedError
+from hfuse.ir import Expr, Fusion, Op
+from hfuse.segment.model import Group
+
+
+@dataclass(frozen=True, slots=True)
+class RowSpace:
+    """`shape` reduced over `dims`: rows are the kept dims, columns the reduced ones."""
+
+    shape: tuple[int, ...]
+    dims: tuple[int, ...]
+    full_outputs: tuple[str, ...]  # of `shape`: written at every (row, column)
+    row_outputs: tuple[str, ...]  # one value per row (the kept dims, or `shape` with the reduced dims 1)
+    outer: bool  # the inputs are contiguous along the kept dims
+    wide: bool  # int64 index math
+
+    @property
+    def kept(self) -> tuple[int, ...]:
+        return tuple(d for d in range(len(self.shape)) if d not in self.dims)
+
+    @property
+    def row_shape(self) -> tuple[int, ...]:
+        return tuple(self.shape[d] for d in self.kept)
+
+    @property
+    def rows(self) -> int:
+        return math.prod(self.row_shape)
+
+    @property
+    def cols(self) -> int:
+        return math.prod(self.shape[d] for d in self.dims)
+
+
+@dataclass(frozen=True, slots=True)
+class RowTile:
+    """The rows one program owns: `row` (a [ROWS, 1] linear row), its mask and each kept dim's position."""
+
+    row: str
+    mask: frozenset[str]
+    positions: dict[int, str]
+
+
+def reduced_dims(expr: Expr, rank: int) -> tuple[int, ...]:
+    dims = tuple(sorted(expr.attr("dims", ())))
+    if not dims and expr.op.family is not Op.SUM.family:
+        return tuple(range(rank))  # var, var_mean and welford with no dims reduce everything
+    return dims
+
+
+def reduction_space(group: Group, fusion: Fusion) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The shape every reduction of the group reads and the dims they all reduce."""
+    reductions = [e for e in group.exprs if e.op.family in REDUCING]
+    if not reductions:
+        raise UnsupportedError(f"group {group.id} is a {group.kind.value} group without a reduction")
+    first = fusion.value(reductions[0].inputs[0])
+    shape, dims = first.shape, reduced_dims(reductions[0], first.rank)
+    for expr in reductions[1:]:
+        source = fusion.value(expr.inputs[0])
+        if source.shape != shape or reduced_dims(expr, source.rank) != dims:
+            raise UnsupportedError(
+                f"group {group.id} reduces {list(shape)} over dims {list(dims)} and also "
+                f"`{describe(expr)}` over another space; one kernel reduces one space, so split the group"
+            )
+    return shape, dims
+
+
+def row_space(group: Group, fusion: Fusion) -> RowSpace:
+    shape, dims = reduction_space(group, fusion)
+    keepdim_shape = tuple(1 if d in dims else e for d, e in enumerate(shape))
+    row_shape = tuple(e for d, e in enumerate(shape) if d not in dims)
+    full_outputs, row_outputs = [], []
+    for name in dict.fromkeys(group.outputs):
+        value = fusion.value(name)
+        if value.shape == shape:
+            full_outputs.append(name)
+        elif value.shape in (row_shape, keepdim_shape):
+            row_outputs.append(name)
+        else:
+            raise UnsupportedError(
+                f"group {group.id} reduces {list(shape)} over dims {list(dims)}, "
+                f"but writes {value.describe()}, which is neither that shape nor one value per row; "
+                "write it from another kernel"
+            )
+    values = [fusion.value(n) for n in (*group.inputs, *group.outputs)]
+    wide = needs_wide_index(values, math.prod(shape))
+    outer = _is_outer(group, fusion, shape, dims)
+    return RowSpace(shape, dims, tuple(full_outputs), tuple(row_outputs), outer, wide)
+
+
+def tile_rows(body: Body, first: str | None, tile: int, space: RowSpace) -> RowTile:
+    """Rows `first * tile` to `first * tile + tile - 1` (from 0 when `first` is None), masked past the
+    last."""
+    arange = f"tl.arange(0, {tile})[:, None]"
+    if first is None:
+        text = arange
+    else:
+        text = f"{first if tile == 1 else f'{term(first)} * {tile}'} + {arange}"
+    row = body.define("rows", text, frozenset({"row"}))
+    mask = frozenset()
+    if space.rows % tile:
+        mask = frozenset({body.define("rmask", f"rows < {space.rows}", frozenset({"row"}))})
+    positions = {
+        d: body.assign(text, f"r{d}")
+        for d, text in zip(space.kept, delinearize(row, list(space.row_shape)), strict=True)
+    }
+    return RowTile(row, mask, positions)
+
+
+def store_row_outputs(lowering: Lowering, space: RowSpace, tile: RowTile) -> None:
+    for name in space.row_outputs:
+        value = lowering.values[name]
+        if value.shape == space.row_shape:
+            positions = tuple(tile.positions[d] for d in space.kept)
+        else:
+            positions = tuple(tile.positions.get(d, "0") for d in range(len(space.shape)))
+        lowering.store(name, Index(positions, tile.mask), spread=tile.row)
+
+
+def _is_outer(group: Group, fusion: Fusion, shape: tuple[int, ...], dims: tuple[int, ...]) -> bool:
+    first = next(e for e in group.exprs if e.op.family in REDUCING)
+    weight: dict[int, int] = {}
+    for value, axis in load_axes(fusion, group.exprs, group.inputs, shape, [first.inputs[0]]):
+        if axis is not None:
+            weight[axis] = weight.get(axis, 0) + value.nbytes
+    return bool(weight) and max(weight, key=lambda axis: weight[axis]) not in dims

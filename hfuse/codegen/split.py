@@ -1,0 +1,307 @@
+"""Split reductions: a few long rows reduced by many programs, in two launches.
+
+With too few rows to fill the GPU (a full reduction has one) and long rows, one program per tile of
+rows leaves most SMs idle. So the first launch, `<name>_partials`, runs a program per (tile of rows,
+part of the columns): each reduces its part of each row into a partials buffer, in the type the
+reduction accumulates in (float32 or float64 for float sums and products, int64 for integer ones,
+the input's compute type for max and min; VAR, VAR_MEAN and WELFORD store the part's mean and sum of
+squared deviations from it). The second launch, one program per tile of rows, combines each row's
+partials (sum, max, min, product; the means and deviations merge exactly: M2 = sum(M2_i) +
+sum(n_i * (mean_i - mean)^2)) and then does what the one-launch kernel does after its reductions:
+the pointwise ops on the reduced values, the casts and the stores. No atomics: results are
+deterministic. `Options` says when to split and into how many parts.
+
+A group stays one launch when it writes a value of the full reduced shape (a normalization reads
+its row statistics back along the row), or when a reduction reads another reduction of the group
+(sum(exp(x - max(x))), a variance written as a mean then a sum of squares): the second reduction
+needs the first's whole row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hfuse.codegen.code import Body
+from hfuse.codegen.emit import convert
+from hfuse.codegen.indexing import linearize, term
+from hfuse.codegen.kernel import INT32_LIMIT, Launch, Part, Scratch, cdiv, next_power_of_2
+from hfuse.codegen.lower import REDUCING, Index, Lowering, describe, pointer
+from hfuse.codegen.options import Options
+from hfuse.codegen.reduction import (
+    REDUCE,
+    ColumnPart,
+    Layout,
+    RowReducer,
+    choose_layout,
+    neutral,
+    partial_types,
+    statistics,
+    warps,
+)
+from hfuse.codegen.rows import RowSpace, RowTile, row_space, store_row_outputs, tile_rows
+from hfuse.dtypes import DataType
+from hfuse.ir import Expr, Fusion, Op, Value
+from hfuse.segment.model import Group
+
+Slots = dict[Expr, tuple[tuple[str, int], ...]]  # each reduction's partials: (buffer, slot) per value
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    parts: int  # of each row
+    length: int  # columns of each part but the last (a multiple of the column block)
+
+
+@dataclass(frozen=True, slots=True)
+class SplitKernels:
+    launches: tuple[Launch, Launch]  # the partials, then the rest
+    scratch: tuple[Scratch, ...]  # the partials buffers
+    summary: str  # for the module docstring
+    config: dict[str, Any]
+
+
+def choose_split(row_programs: int, cols: int, block: int, options: Options) -> Split | None:
+    """Parts enough for about `split_programs` programs in all, each of at least `split_min_part`
+    columns, made of whole column blocks; None when the rows fill the GPU or are short."""
+    if not row_programs or row_programs >= options.split_below_programs or cols < options.split_min_cols:
+        return None
+    parts = max(1, min(cdiv(options.split_programs, row_programs), cols // options.split_min_part))
+    length = cdiv(cdiv(cols, parts), block) * block
+    parts = cdiv(cols, length)
+    return Split(parts, length) if parts > 1 else None
+
+
+def split_reduction(
+    group: Group, fusion: Fusion, options: Options, args: Sequence[Value]
+) -> SplitKernels | None:
+    """The two launches computing `group`, or None when it is better or only possible as one launch."""
+    space = row_space(group, fusion)
+    reductions = [e for e in group.exprs if e.op.family in REDUCING]
+    if space.full_outputs or _reads_a_reduction(group, reductions):
+        return None
+    # the first launch always loops over its part's column blocks
+    layout = choose_layout(
+        space.rows, space.cols, space.outer, dataclasses.replace(options, persistent_max_cols=0)
+    )
+    split = choose_split(cdiv(space.rows, layout.rows), space.cols, layout.cols, options)
+    if split is None:
+        return None
+    slots, scratch = _partials_buffers(reductions, fusion.value_map, space.rows * split.parts)
+    positions = space.rows * split.parts * split.length  # the last part may run past the row's end
+    wide = space.wide or positions > INT32_LIMIT or any(s.numel > INT32_LIMIT for s in scratch)
+    first = _partials_part(group, fusion, space, layout, split, slots, reductions, wide)
+    second = _combine_part(group, fusion, space, split, slots, options, wide)
+    names = [v.name for v in args]
+    tensors = {v.name for v in args if v.is_tensor}
+    buffers = tuple(s.name for s in scratch)
+    inputs = [n for n in names if n not in group.outputs]
+    launches = (
+        Launch(f"{group.name}_partials", (first,), (*_used(inputs, first, tensors), *buffers)),
+        Launch(group.name, (second,), (*_used(names, second, tensors), *buffers)),
+    )
+    summary = textwrap.fill(
+        f"A split reduction in {split.parts} parts: the rows are too few to fill the GPU, so "
+        f"{launches[0].name} ({_programs(first)}) reduces each row's {space.cols} columns in "
+        f"{split.parts} parts of {split.length} into {' and '.join(buffers)}, then {group.name} "
+        f"({_programs(second)}) combines the partials of each row and writes the outputs.",
+        width=100,
+    )
+    return SplitKernels(
+        launches, scratch, summary, {"split": {"parts": split.parts, "part_cols": split.length}}
+    )
+
+
+def _programs(part: Part) -> str:
+    return f"{part.programs} program{'s' if part.programs != 1 else ''}"
+
+
+def _reads_a_reduction(group: Group, reductions: Sequence[Expr]) -> bool:
+    """Whether a reduction's input is computed in the group from another reduction's result."""
+    producers = {out: expr for expr in group.exprs for out in expr.outputs}
+    reduced = {out for expr in reductions for out in expr.outputs}
+    pending = [expr.inputs[0] for expr in reductions]
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen or name in group.inputs or name not in producers:
+            continue
+        seen.add(name)
+        if name in reduced:
+            return True
+        pending.extend(producers[name].inputs)
+    return False
+
+
+def _partials_buffers(
+    reductions: Sequence[Expr], values: dict[str, Value], per_slot: int
+) -> tuple[Slots, tuple[Scratch, ...]]:
+    """One buffer per type, laid out [slot, row, part]: a slot per partial value of each reduction."""
+    slots: Slots = {}
+    types: dict[str, DataType] = {}  # buffer -> its type
+    taken: dict[str, int] = {}  # buffer -> slots taken
+    for expr in reductions:
+        found = []
+        for dtype in partial_types(expr, values):
+            stored = DataType.Float if dtype.is_reduced_float else dtype  # as computed, in fp32
+            name = f"partials_{str(stored.torch).removeprefix('torch.')}"
+            types[name] = stored
+            found.append((name, taken.get(name, 0)))
+            taken[name] = found[-1][1] + 1
+        slots[expr] = tuple(found)
+    return slots, tuple(Scratch(name, types[name], taken[name] * per_slot) for name in types)
+
+
+def _offset(slot: int, rows: int, parts: int, row: str, part: str) -> str:
+    """Where the partial of `row` and `part` in `slot` lies in its buffer."""
+    terms = [str(slot * rows * parts)] if slot else []
+    if row != "0":
+        terms.append(f"{term(row)} * {parts}")
+    return " + ".join([*terms, part])
+
+
+def _label(group: Group) -> str:
+    return ", ".join(dict.fromkeys(group.outputs))
+
+
+def _partials_part(
+    group: Group,
+    fusion: Fusion,
+    space: RowSpace,
+    layout: Layout,
+    split: Split,
+    slots: Slots,
+    reductions: Sequence[Expr],
+    wide: bool,
+) -> Part:
+    """The first launch: program `prog` reduces part `prog % parts` of the rows of tile `prog // parts`."""
+    body = Body()
+    body.reserve("prog", "pid")
+    row_programs = cdiv(space.rows, layout.rows)
+    first, part = None, "prog"
+    if row_programs > 1:
+        first = body.define("tile", f"prog // {split.parts}", frozenset())
+        part = body.define("part", f"prog % {split.parts}", frozenset())
+    tile = tile_rows(body, first, layout.rows, space)
+    start = body.define("part_start", f"{term(part)} * {split.length}", frozenset())
+    columns = ColumnPart(start, split.length, part, split.parts)
+    reducer = RowReducer(body, space.shape, space.dims, layout, tile.positions, tile.mask, wide, columns)
+    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer)
+    found = reducer.partials(lowering, reductions)
+    mask = lowering.mask_text(tile.mask)
+    body.comment("what this part gives each row, at [slot, row, part] of the partials", body.top)
+    for expr in reductions:
+        for (buffer, slot), value in zip(slots[expr], found[expr], strict=True):
+            offset = _offset(slot, space.rows, split.parts, tile.row, part)
+            store = f"tl.store({pointer(buffer)} + {offset}, {value}" + (f", mask={mask})" if mask else ")")
+            body.statement(store, body.top)
+    return Part(
+        label=f"{_label(group)}: {space.rows} rows x {space.cols} reduced columns in {split.parts} parts "
+        f"of {split.length}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else ""),
+        programs=row_programs * split.parts,
+        lines=tuple(body.text()),
+        num_warps=warps(layout.rows * layout.cols),
+        wide_index=wide,
+        config={
+            "ROWS": layout.rows,
+            "COLS": layout.cols,
+            "persistent": False,
+            "outer": layout.outer,
+            "rows": space.rows,
+            "cols": space.cols,
+        },
+    )
+
+
+def _combine_part(
+    group: Group, fusion: Fusion, space: RowSpace, split: Split, slots: Slots, options: Options, wide: bool
+) -> Part:
+    """The second launch: a program per tile of rows loads their [ROWS, PARTS] partials and combines them."""
+    width = next_power_of_2(split.parts)
+    tile_size = max(1, min(next_power_of_2(space.rows), options.row_tile // width))
+    body = Body()
+    body.reserve("prog", "pid")
+    tile = tile_rows(body, "prog", tile_size, space)
+    merger = PartialsMerger(body, space, tile, split, slots)
+    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=merger)
+    store_row_outputs(lowering, space, tile)
+    return Part(
+        label=f"{_label(group)}: the {split.parts} partials of each of {space.rows} rows, "
+        f"[{tile_size}, {width}] tiles",
+        programs=cdiv(space.rows, tile_size),
+        lines=tuple(body.text()),
+        num_warps=warps(tile_size * width),
+        wide_index=wide,
+        config={"ROWS": tile_size, "PARTS": width, "rows": space.rows},
+    )
+
+
+class PartialsMerger:
+    """The Reducer of the second launch: a reduction's value is its partials, combined."""
+
+    def __init__(self, body: Body, space: RowSpace, tile: RowTile, split: Split, slots: Slots) -> None:
+        self.space, self.tile, self.split, self.slots = space, tile, split, slots
+        width = next_power_of_2(split.parts)
+        self.part = body.define("part", f"tl.arange(0, {width})[None, :]", frozenset({"part"}))
+        self.part_mask: frozenset[str] = frozenset()
+        if width != split.parts:
+            self.part_mask = frozenset({body.define("pmask", f"part < {split.parts}", frozenset({"part"}))})
+
+    def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]:
+        source = lowering.values[expr.inputs[0]]
+        kept = self.space.kept
+        positions = [index.dims[d] for d in kept] if len(index.dims) == source.rank else list(index.dims)
+        row = self.tile.row
+        if positions != [self.tile.positions[d] for d in kept]:  # used at other rows than the tile's
+            row = lowering.assign(linearize(positions, self.space.row_shape), "row")
+        mask = lowering.mask_text(index.mask | self.part_mask)
+        simple = expr.op.family is Op.SUM.family
+        hints = [f"{expr.outputs[0].lower()}_parts"] if simple else ["mean_parts", "m2_parts"]
+        loaded = []
+        for (buffer, slot), hint in zip(self.slots[expr], hints, strict=True):
+            offset = _offset(slot, self.space.rows, self.split.parts, row, self.part)
+            load = f"tl.load({pointer(buffer)} + {offset}" + (f", mask={mask}, other=0)" if mask else ")")
+            loaded.append(lowering.assign(load, hint))
+        acc = partial_types(expr, lowering.values)[0]
+        if simple:
+            (parts,) = loaded
+            return self._combined(lowering, expr, parts, acc)
+        means, m2s = loaded
+        return self._merged_statistics(lowering, expr, means, m2s, acc)
+
+    def _combined(self, lowering: Lowering, expr: Expr, parts: str, acc: DataType) -> dict[str, str]:
+        out = lowering.values[expr.outputs[0]]
+        hint = out.name.lower()
+        fill = neutral(expr.op, acc)
+        if self.part_mask and fill != "0":  # masked loads already read 0 past the last part
+            (pmask,) = self.part_mask
+            parts = lowering.assign(f"tl.where({pmask}, {parts}, {fill})", f"{hint}_parts")
+        total = lowering.assign(f"{REDUCE[expr.op].format(parts)}[:, None]", hint, describe(expr))
+        return {out.name: lowering.assign(convert(total, acc, out.dtype), hint)}
+
+    def _merged_statistics(
+        self, lowering: Lowering, expr: Expr, means: str, m2s: str, stats: DataType
+    ) -> dict[str, str]:
+        """The row's mean and sum of squared deviations from its parts' (n_i, mean_i, M2_i)."""
+        count, parts, length, part = self.space.cols, self.split.parts, self.split.length, self.part
+        last = count - (parts - 1) * length
+        sizes = f"tl.where({part} == {parts - 1}, {float(last)}, 0.0)"  # parts past the last hold nothing
+        sizes = f"tl.where({part} < {parts - 1}, {float(length)}, {sizes})"
+        if stats is DataType.Double:
+            sizes = f"{sizes}.to(tl.float64)"
+        sizes = lowering.assign(sizes, "part_sizes")
+        total = f"tl.sum({sizes} * {means}, axis=1)[:, None]"
+        mean = lowering.assign(f"{total} / {float(count)}", "mean", describe(expr))
+        deviation = lowering.assign(f"{means} - {mean}", "deviation")
+        m2 = lowering.assign(f"tl.sum({m2s} + {sizes} * {deviation} * {deviation}, axis=1)[:, None]", "m2")
+        return statistics(lowering, expr, mean, m2, count)
+
+
+def _used(names: Sequence[str], part: Part, tensors: set[str]) -> tuple[str, ...]:
+    """The arguments a part's lines read: a tensor by its pointer, a scalar by its name."""
+    words = set(re.findall(r"\w+", "\n".join(part.lines)))
+    return tuple(n for n in names if (pointer(n) if n in tensors else n) in words)
