@@ -12,7 +12,6 @@ nanoGPT sizes when none is named), as the evidence for the warp heuristics of th
 from __future__ import annotations
 
 import dataclasses
-import re
 import sys
 
 from hfuse.codegen import Options, generate
@@ -52,11 +51,11 @@ def sweep_warps(case: str) -> None:
     fusion = load(get_example(name, subset).text, device="meta").fusion
     compiled = compile_fusion(fusion, alias_outputs=False)
     for kernel in compiled.kernels:
+        group = next(g for g in compiled.segmentation.groups if g.id == kernel.group_id)
         values = [compiled.scheduled.value(n) for n in kernel.args]
         times = []
         for warps in (2, 4, 8, 16):
-            source = re.sub(r"num_warps=\d+", f"num_warps={warps}", kernel.source)
-            candidate = dataclasses.replace(kernel, source=source, num_warps=warps)
+            candidate = generate(group, compiled.scheduled, Options(warps=warps))
             times.append(f"w{warps}={gpu_time_us(candidate, values):.1f}")
         print(f"{case:<26} {kernel.name:<26} now w{kernel.num_warps:<3} {'  '.join(times)} us")
 

@@ -34,27 +34,40 @@ def _block(kernel) -> int:
     return kernel.config["parts"][0]["BLOCK"]
 
 
-class FakeTimer:
-    """Times a kernel by its block size from a table, and counts the calls."""
+# Distinct candidate sources of `_fusion()`: blocks 512, 1024 (4 warps: exp is long math) and 2048, and
+# block 1024 with 8 warps.
+DISTINCT = 4
 
-    def __init__(self, times_by_block: dict[int, float]) -> None:
-        self.times_by_block = times_by_block
+
+class FakeTimer:
+    """Times a kernel from a table by (block size, warps), else by block size; counts the calls."""
+
+    def __init__(self, times: dict[int | tuple[int, int], float]) -> None:
+        self.times = times
         self.calls = 0
 
     def __call__(self, kernel, values) -> float:
         self.calls += 1
         assert [v.name for v in values] == list(kernel.args)
-        return self.times_by_block[_block(kernel)]
+        return self.times.get((_block(kernel), kernel.num_warps), self.times.get(_block(kernel)))
 
 
 def test_the_fastest_distinct_candidate_is_chosen_and_cached(cache_dir):
     timer = FakeTimer({512: 3.0, 1024: 2.0, 2048: 1.0})
     tuned = autotune.tune(hfuse.compile(_fusion()), timer, "GPU A")
     assert _block(tuned.kernels[0]) == 2048
-    assert timer.calls == 3  # candidates that generate the same source are timed once
+    assert timer.calls == DISTINCT  # candidates that generate the same source are timed once
     (stored,) = (cache_dir / "autotune").glob("*.json")
     record = json.loads(stored.read_text())
-    assert record["options"]["pointwise_block"] == 2048 and len(record["times"]) == 3
+    assert record["options"]["pointwise_block"] == 2048 and len(record["times"]) == DISTINCT
+
+
+def test_a_warps_candidate_can_win(cache_dir):
+    timer = FakeTimer({512: 3.0, 1024: 2.0, 2048: 3.0, (1024, 8): 1.0})
+    (kernel,) = autotune.tune(hfuse.compile(_fusion()), timer, "GPU A").kernels
+    assert (_block(kernel), kernel.num_warps) == (1024, 8) and "num_warps=8" in kernel.source
+    (stored,) = (cache_dir / "autotune").glob("*.json")
+    assert json.loads(stored.read_text())["options"]["warps"] == 8
 
 
 def test_a_stored_choice_is_reused_without_timing_on_the_same_gpu_only():
@@ -64,14 +77,14 @@ def test_a_stored_choice_is_reused_without_timing_on_the_same_gpu_only():
     assert untimed.calls == 0
     other_gpu = FakeTimer({512: 3.0, 1024: 1.0, 2048: 2.0})
     assert _block(autotune.tune(hfuse.compile(_fusion()), other_gpu, "GPU B").kernels[0]) == 1024
-    assert other_gpu.calls == 3
+    assert other_gpu.calls == DISTINCT
 
 
 def test_other_shapes_are_tuned_apart():
     autotune.tune(hfuse.compile(_fusion(3000)), FakeTimer({512: 1.0, 1024: 2.0, 2048: 3.0}), "GPU A")
     timer = FakeTimer({512: 3.0, 1024: 2.0, 2048: 1.0})
     assert _block(autotune.tune(hfuse.compile(_fusion(5000)), timer, "GPU A").kernels[0]) == 2048
-    assert timer.calls == 3
+    assert timer.calls == DISTINCT
 
 
 @pytest.mark.parametrize("damage", ["{not json", '{"options": {"no_such_option": 1}}', ""])
@@ -81,7 +94,7 @@ def test_a_damaged_or_outdated_choice_is_tuned_again(cache_dir, damage):
     stored.write_text(damage)
     timer = FakeTimer({512: 3.0, 1024: 2.0, 2048: 1.0})
     assert _block(autotune.tune(hfuse.compile(_fusion()), timer, "GPU A").kernels[0]) == 2048
-    assert timer.calls == 3
+    assert timer.calls == DISTINCT
 
 
 def test_the_tuned_kernel_computes_the_fusion(device):

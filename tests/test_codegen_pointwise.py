@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from codegen_harness import check, generate, load, poisoned, random_tensor, whole_group
+import torch
+from codegen_harness import check, generate, load, poisoned, random_tensor, run, whole_group
 
 from hfuse.builder import FusionBuilder
 from hfuse.codegen.kernel import needs_wide_index
@@ -66,6 +67,24 @@ def _ranges(fusion, op: Op, low_high=None) -> dict:
 def test_float_unary(op):
     fusion, group = _single(op, [F32])
     check(fusion, [group], _ranges(fusion, op))
+
+
+@pytest.mark.parametrize("dtype", [F32, DataType.Double], ids=["float32", "float64"])
+def test_tanh_at_its_extremes(dtype):
+    fusion, group = _single(Op.TANH, [dtype], shape=(16,))
+    special = [0.0, -0.0, 1e-30, -1e-7, 1e-3, 0.5, -8.0, 9.0, 20.0, -20.0, 88.0, -100.0, 1e30]
+    x = torch.tensor([*special, float("inf"), float("-inf"), float("nan")], dtype=dtype.torch)
+    (got,) = run(group, fusion, {fusion.inputs[0]: x}).values()
+    torch.testing.assert_close(got, torch.tanh(x), equal_nan=True, atol=2e-7, rtol=1.3e-6)
+    assert got[-3:-1].tolist() == [1.0, -1.0]
+
+
+@pytest.mark.parametrize(
+    "op, warps", [(Op.TANH, 4), (Op.EXP, 4), (Op.SILU, 4), (Op.NEG, 8), (Op.MUL, 8)], ids=str
+)
+def test_pointwise_warps_follow_the_math(op, warps):
+    fusion, group = _single(op, [F32] * (2 if op is Op.MUL else 1), shape=(64, 1024))
+    assert generate(group, fusion).num_warps == warps
 
 
 @pytest.mark.parametrize("op", INT_UNARY, ids=lambda op: op.frontend_name)

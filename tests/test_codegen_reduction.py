@@ -3,6 +3,8 @@ in one launch or split in two."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 from codegen_harness import check, generate, random_tensor, run, whole_group
@@ -209,6 +211,44 @@ def test_inner_reduction_layouts():
     assert (persistent["ROWS"], persistent["COLS"], persistent["persistent"]) == (4, 1024, True)
     looped = generate(whole_group(fusion, NORMALIZATION), fusion, Options(persistent_max_cols=512)).source
     assert looped.count("for start") == 2  # max and sum of exp in one online pass, then the outputs
+
+
+@pytest.mark.parametrize(
+    "rows, cols, warps",
+    [(64, 1000, 4), (1, 1024, 4), (64, 2048, 8), (64, 4096, 8), (64, 300, 8), (64, 16384, 16)],
+    ids=["4-rows-of-1024", "1-row-of-1024", "2-rows-of-2048", "1-row-of-4096", "8-rows-of-512", "16384"],
+)
+def test_row_reduction_warps(rows, cols, warps):
+    fusion = softmax(F32, rows=rows, cols=cols)
+    assert generate(whole_group(fusion, NORMALIZATION), fusion).num_warps == warps
+
+
+def test_tall_tiles_of_1024_columns_keep_their_warps():
+    b = FusionBuilder()
+    x = b.define_tensor([1000, 64], F32, strides=[1, 1000])  # reduced dim contiguous, output row-major
+    (total,) = b.add(Op.SUM, [x], {"dims": [0], "keepdim": False, "dtype": F32})
+    (y,) = b.add(Op.DIV, [x, _row_broadcast(b, total, [1000, 64], [1])])
+    b.add_output(y)
+    fusion = b.build()
+    kernel = generate(whole_group(fusion, NORMALIZATION), fusion)
+    assert (kernel.config["parts"][0]["ROWS"], kernel.config["parts"][0]["COLS"]) == (8, 1024)
+    assert kernel.num_warps == 16
+
+
+@pytest.mark.parametrize("warps", [1, 2, 16])
+def test_options_warps_sets_every_launch(warps):
+    fusion = softmax(F32, rows=8, cols=40)
+    group = whole_group(fusion, NORMALIZATION)
+    kernel = generate(group, fusion, Options(warps=warps))
+    assert kernel.num_warps == warps and f"num_warps={warps})" in kernel.source
+    check(fusion, [group], options=Options(warps=warps), reduction_size=40)
+    b = FusionBuilder()
+    x = b.define_tensor([2, 64], F32)
+    (total,) = b.add(Op.SUM, [x], {"dims": [0, 1], "keepdim": False, "dtype": F32})
+    b.add_output(total)
+    full = b.build()
+    split = generate(whole_group(full, REDUCTION), full, dataclasses.replace(SPLIT, warps=warps))
+    assert split.launches == 2 and split.source.count(f"num_warps={warps})") == 2
 
 
 def test_two_reduction_spaces_in_one_group_are_refused():

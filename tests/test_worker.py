@@ -41,6 +41,7 @@ def service(tmp_path_factory):
         patch.setenv(settings.TEST_FAULTS.env, "1")
         patch.setenv(settings.CACHE_DIR.env, str(tmp_path_factory.mktemp("kernels")))
         runs = RunService()
+        _assert_good(runs.run(RunRequest(GOOD)))  # a worker is running, whichever test comes first
         yield runs
         runs.close()
 

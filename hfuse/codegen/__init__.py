@@ -10,6 +10,7 @@ groups have no kernel.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from hfuse.codegen.kernel import Launch, Part, assemble
@@ -51,10 +52,11 @@ def generate(group: Group, fusion: Fusion, options: Options | None = None) -> Ke
     )
     split = split_reduction(group, fusion, options, args) if group.kind in _SPLITTABLE else None
     if split is None:
-        launches = (Launch(group.name, tuple(_parts(group, fusion, options)), inputs + outputs),)
+        launch = Launch(group.name, tuple(_parts(group, fusion, options)), inputs + outputs)
+        launches = _with_warps((launch,), options)
         source, config = assemble(title, launches, args), {}
     else:
-        launches, config = split.launches, split.config
+        launches, config = _with_warps(split.launches, options), split.config
         source = assemble(title, launches, args, split.scratch, split.summary)
     parts = [part for launch in launches for part in launch.parts]
     return KernelSource(
@@ -69,6 +71,16 @@ def generate(group: Group, fusion: Fusion, options: Options | None = None) -> Ke
         launches=len(launches),
         config={"parts": [{"label": p.label, "programs": p.programs, **p.config} for p in parts], **config},
     )
+
+
+def _with_warps(launches: tuple[Launch, ...], options: Options) -> tuple[Launch, ...]:
+    if not options.warps:
+        return launches
+
+    def forced(part: Part) -> Part:
+        return dataclasses.replace(part, num_warps=options.warps)
+
+    return tuple(dataclasses.replace(launch, parts=tuple(map(forced, launch.parts))) for launch in launches)
 
 
 def _parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:

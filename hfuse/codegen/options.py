@@ -15,6 +15,7 @@ class Options:
     loop_cols: int = 2048  # column block of looped reductions
     row_tile: int = 4096  # elements of a reduction tile when several rows share a program
     store_tile_rows: int = 8  # rows per tile when outputs are contiguous along the rows (0: no such rule)
+    warps: int = 0  # warps of every launch; 0: chosen per kernel from its tiles and math
     # A split reduction (two launches: parts of each row into partials, then the partials of each row)
     # when one program per tile of rows leaves the GPU mostly idle and the rows are long.
     split_below_programs: int = 264  # split only below this many tiles of rows (2 per SM of an H200)

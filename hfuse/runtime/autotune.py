@@ -37,6 +37,8 @@ CANDIDATES = (
     Options(loop_cols=4096),
     Options(store_tile_rows=0),
     Options(store_tile_rows=32),
+    Options(warps=4),
+    Options(warps=8),
 )
 
 
