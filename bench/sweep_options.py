@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Iterator
 
-from hfuse.codegen import Options, generate
+from hfuse.codegen import KernelSource, Options, generate
 from hfuse.examples import get_example, list_examples
+from hfuse.ir import Fusion, Value
 from hfuse.loader import load
 from hfuse.pipeline import compile_fusion
 from hfuse.runtime.autotune import CANDIDATES, gpu_time_us
+from hfuse.segment.model import Group
 
 DEFAULT_CASES = ("nanogpt/qkv_split", "large/transpose_cast", "large/rmsnorm", "large/attention_softmax")
 
@@ -29,16 +32,21 @@ def changed(options: Options) -> str:
     return ", ".join(f"{k}={v}" for k, v in diff.items()) or "default"
 
 
-def sweep(case: str) -> None:
+def kernels_of(case: str) -> Iterator[tuple[KernelSource, Group, Fusion, list[Value]]]:
+    """Each kernel of a "size/name" example, its group, the fusion it reads and its arguments."""
     subset, name = case.split("/")
     fusion = load(get_example(name, subset).text, device="meta").fusion
     compiled = compile_fusion(fusion, alias_outputs=False)
     for kernel in compiled.kernels:
         group = next(g for g in compiled.segmentation.groups if g.id == kernel.group_id)
-        values = [compiled.scheduled.value(n) for n in kernel.args]
+        yield kernel, group, compiled.scheduled, [compiled.scheduled.value(n) for n in kernel.args]
+
+
+def sweep(case: str) -> None:
+    for kernel, group, fusion, values in kernels_of(case):
         seen: set[str] = set()
         for options in CANDIDATES:
-            candidate = generate(group, compiled.scheduled, options)
+            candidate = generate(group, fusion, options)
             if candidate.source in seen:
                 continue
             seen.add(candidate.source)
@@ -47,15 +55,10 @@ def sweep(case: str) -> None:
 
 
 def sweep_warps(case: str) -> None:
-    subset, name = case.split("/")
-    fusion = load(get_example(name, subset).text, device="meta").fusion
-    compiled = compile_fusion(fusion, alias_outputs=False)
-    for kernel in compiled.kernels:
-        group = next(g for g in compiled.segmentation.groups if g.id == kernel.group_id)
-        values = [compiled.scheduled.value(n) for n in kernel.args]
+    for kernel, group, fusion, values in kernels_of(case):
         times = []
         for warps in (2, 4, 8, 16):
-            candidate = generate(group, compiled.scheduled, Options(warps=warps))
+            candidate = generate(group, fusion, Options(warps=warps))
             times.append(f"w{warps}={gpu_time_us(candidate, values):.1f}")
         print(f"{case:<26} {kernel.name:<26} now w{kernel.num_warps:<3} {'  '.join(times)} us")
 
