@@ -29,7 +29,7 @@ from hfuse.runtime import BACKENDS, autotune, inductor
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
 from hfuse.runtime.kernel_cache import load_kernel
 from hfuse.runtime.launcher import KernelLauncher
-from hfuse.runtime.memory import check_run_memory, out_of_memory_error, run_bytes
+from hfuse.runtime.memory import check_run_memory, first_line, out_of_memory_error, run_bytes
 from hfuse.runtime.profile import build_profile
 from hfuse.runtime.profile_model import FusionProfile
 from hfuse.runtime.timing import wall_ms
@@ -113,7 +113,7 @@ def execute(
         try:
             results, reruns = _launch_and_validate(plan, inputs, validating, tell)
         except torch.cuda.OutOfMemoryError as err:
-            out_of_memory = (str(err) or type(err).__name__).splitlines()[0]
+            out_of_memory = first_line(err)
         else:
             out_of_memory = None
         if out_of_memory is not None:  # raised here, where the failed run's tensors are released
@@ -162,7 +162,7 @@ def _lean(plan: Plan, backend: str) -> LeanCall:
                 for launch in launches:
                     launch(env, poison)
             except torch.cuda.OutOfMemoryError as err:
-                out_of_memory = (str(err) or type(err).__name__).splitlines()[0]
+                out_of_memory = first_line(err)
             else:
                 out_of_memory = None
             if out_of_memory is not None:

@@ -73,6 +73,11 @@ def free_device_bytes() -> tuple[int, int]:
     return free + torch.cuda.memory_reserved() - torch.cuda.memory_allocated(), total
 
 
+def first_line(err: BaseException) -> str:
+    """What an out-of-memory error says, in one line (torch's message goes on for several)."""
+    return (str(err) or type(err).__name__).splitlines()[0]
+
+
 def out_of_memory_error(detail: str, needed: int | None, what: str) -> LimitError:
     """The LimitError for torch's out-of-memory during `what`, made after the run's tensors are gone (call it
     outside the `except` block, so the failed frames are released) and the cached memory is given back,

@@ -25,7 +25,7 @@ from hfuse.loader import default_device, load
 from hfuse.reference import evaluate
 from hfuse.runtime.device import has_cuda
 from hfuse.runtime.executor import execute
-from hfuse.runtime.memory import check_free_device_memory, out_of_memory_error, tensor_bytes
+from hfuse.runtime.memory import check_free_device_memory, first_line, out_of_memory_error, tensor_bytes
 from hfuse.runtime.profile_model import FusionProfile
 from hfuse.tolerance import compare, reduction_size
 
@@ -155,7 +155,7 @@ def run_request(request: RunRequest, progress: Progress | None = None) -> RunRes
     except HfuseError as err:
         result = RunResult(RunFailure.of(err, device_fault=_is_device_fault(err)))
     except torch.cuda.OutOfMemoryError as err:
-        out_of_memory = (str(err) or type(err).__name__).splitlines()[0]
+        out_of_memory = first_line(err)
     except MemoryError:
         out_of_memory = "the host ran out of memory"
     except Exception as err:  # a fault of the device, or a bug: reported with the step it happened in
