@@ -36,14 +36,14 @@ lint: $(VENV)/.installed
 
 # The long fuzzing campaign (a fixed-seed part runs in `make test`).
 fuzz: $(VENV)/.installed
-	$(BIN)/python -m hfuse.fuzz --examples $${N:-20000} --seed $${SEED:-0} --save fuzz-failures
+	$(BIN)/python -m hfuse.tools.fuzz --examples $${N:-20000} --seed $${SEED:-0} --save fuzz-failures
 
 # On a GPU machine whose python3 has torch and Triton (nothing else is needed):
 gpu-test:
 	PYTHONPATH=. python3 -m pytest -q -p no:cacheprovider tests/gpu
 
 bench:
-	PYTHONPATH=. python3 -m hfuse.bench
+	PYTHONPATH=. python3 -m hfuse.tools.bench
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

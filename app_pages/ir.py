@@ -3,6 +3,7 @@
 import streamlit as st
 
 from hfuse.errors import HfuseError
+from hfuse.printer import print_fusion
 from ui import pipeline, state, views
 
 st.header("Fusion IR")
@@ -31,4 +32,4 @@ if fusion is not None:
         except HfuseError as err:
             views.show_error(err, text)
     with st.expander("The IR as text"):
-        st.code(str(fusion), language="python")
+        st.code(print_fusion(fusion), language="python")

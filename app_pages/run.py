@@ -1,6 +1,6 @@
 """Run: compile and run the fusion, check it against torch, and read its kernels' times and bandwidth.
 
-Runs go to the run service (hfuse.runtime.worker): one worker process, shared by every session, runs
+Runs go to the run service (hfuse.service.worker): one worker process, shared by every session, runs
 them one at a time, so a crash or a hang of a run cannot take the app down and timings do not overlap.
 """
 
@@ -9,8 +9,9 @@ from datetime import datetime
 
 import streamlit as st
 
-from hfuse.runtime import RunRequest, RunResult, shared_service
 from hfuse.runtime.device import device_name, has_cuda
+from hfuse.service.request import RunRequest, RunResult
+from hfuse.service.worker import shared_service
 from hfuse.units import format_bytes
 from ui import state, views
 

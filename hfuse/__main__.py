@@ -1,3 +1,3 @@
-from hfuse.cli import main
+from hfuse.tools.cli import main
 
 raise SystemExit(main())

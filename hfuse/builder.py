@@ -4,31 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from hfuse import settings
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, LimitError
+from hfuse.infer.common import OutSpec
 from hfuse.ir import Expr, Fusion, Kind, Op, Output, Value, contiguous_strides, freeze_attrs
-
-
-@dataclass(frozen=True, slots=True)
-class OutSpec:
-    """What shape inference says one output of an expr is."""
-
-    kind: Kind
-    dtype: DataType
-    shape: tuple[int, ...] = ()
-    const: bool | int | float | complex | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Inferred:
-    """Normalized attributes of an expr and the specs of its outputs."""
-
-    attrs: dict[str, Any]
-    outputs: list[OutSpec] = field(default_factory=list)
 
 
 class FusionBuilder:

@@ -361,8 +361,3 @@ class Fusion:
 
     def tensors(self) -> Iterator[Value]:
         return (v for v in self.values if v.is_tensor)
-
-    def __str__(self) -> str:
-        from hfuse.printer import print_fusion
-
-        return print_fusion(self)

@@ -12,9 +12,9 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from hfuse.dtypes import DataType, python_dtype
-from hfuse.frontend.layout import layout_of
+from hfuse.dtypes import DataType
 from hfuse.ir import Fusion, Op, Value, contiguous_strides
+from hfuse.layout import layout_of
 
 FUNCTION_NAME = "nvfuser_fusion_id0"
 INDENT = "    "
@@ -104,7 +104,9 @@ def format_output(
     return f"fd.add_output({name}{extra})"
 
 
-def _script(body: Iterable[str], inputs: Sequence[str] | None) -> str:
+def script(body: Iterable[str], inputs: Sequence[str] | None) -> str:
+    """A runnable script around definition lines: imports, the definition function, and (when given)
+    the `inputs` list and `fd.execute(inputs)`."""
     lines = ["import torch", "from nvfuser import FusionDefinition, DataType", ""]
     lines.append(f"def {FUNCTION_NAME}(fd : FusionDefinition) -> None :")
     body = list(body)
@@ -175,34 +177,4 @@ def print_fusion(
     shapes and strides; symbolic scalars from `scalar_values`, else 2 / 2.0 / True) and execute."""
     values = fusion.value_map
     examples = [_example_input(values[name], device, scalar_values or {}) for name in fusion.inputs]
-    return _script(_fusion_lines(fusion), examples)
-
-
-def print_records(records: Sequence[Any]) -> str:
-    """A recorded (not yet bound) definition as a script: -1 for symbolic extents, Scalars in shapes."""
-    from hfuse.frontend.records import Call, Constant, Extent, OutputRecord, ScalarInput, TensorInput
-
-    lines = []
-    for r in records:
-        if isinstance(r, TensorInput):
-            spec = r.spec
-            lines.append(
-                format_define_tensor(
-                    r.out.name, spec.shape, spec.contiguity, spec.dtype, spec.stride_order, spec.is_cpu
-                )
-            )
-        elif isinstance(r, ScalarInput):
-            lines.append(format_define_scalar(r.out.name, None, r.dtype))
-        elif isinstance(r, Constant):
-            dtype = r.dtype or (None if r.like is not None else python_dtype(r.value))
-            lines.append(format_define_scalar(r.out.name, r.value, dtype))
-        elif isinstance(r, Extent):
-            lines.append(f"{r.out.name} = fd.ops.size({r.tensor.name}, dim={r.dim})")
-        elif isinstance(r, Call):
-            lines.append(
-                format_call(r.op, [h.name for h in r.inputs], [h.name for h in r.outputs], dict(r.attrs))
-            )
-        elif isinstance(r, OutputRecord):
-            alias = None if r.alias_input is None else r.alias_input.name
-            lines.append(format_output(r.value.name, alias, r.stride_order))
-    return _script(lines, None)
+    return script(_fusion_lines(fusion), examples)

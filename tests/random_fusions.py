@@ -22,7 +22,7 @@ from segment_cases import Builder
 from hfuse.codegen.kernel import largest_offset
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError
-from hfuse.infer_common import broadcast_extents
+from hfuse.infer.common import broadcast_extents
 from hfuse.ir import Fusion, Op, Value
 
 F32, BF16, F16 = DataType.Float, DataType.BFloat16, DataType.Half

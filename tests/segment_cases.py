@@ -7,8 +7,16 @@ import torch
 from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType
 from hfuse.ir import Fusion, Op, Output, Value
+from hfuse.passes import PassResult, run_passes
 from hfuse.reference import evaluate
+from hfuse.segment import segment
 from hfuse.segment.model import SchedulerKind, Segmentation
+
+
+def segment_fusion(fusion, strategy="hfuse", alias_outputs=True) -> tuple[PassResult, Segmentation]:
+    """The passes, then the segmentation of their result, as the compiler runs them."""
+    passes = run_passes(fusion, alias_outputs=alias_outputs and strategy == "hfuse")
+    return passes, segment(passes.final, strategy=strategy, alias=passes.aliases)
 
 F32, BF16 = DataType.Float, DataType.BFloat16
 

@@ -10,9 +10,9 @@ from streamlit.testing.v1 import AppTest
 from hfuse import share
 from hfuse.errors import KernelError
 from hfuse.examples import get_example
-from hfuse.runtime import worker
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
-from hfuse.runtime.request import OutputSummary, RunResult, failed_result, run_request
+from hfuse.service import worker
+from hfuse.service.request import OutputSummary, RunResult, failed_result, run_request
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

@@ -12,6 +12,7 @@ from segment_cases import Builder
 from hfuse.dtypes import DataType
 from hfuse.ir import Fusion, Op
 from hfuse.pipeline import Compiled
+from hfuse.printer import print_fusion
 from hfuse.reference import evaluate
 from hfuse.runtime import execute
 from hfuse.tolerance import compare, reduction_size
@@ -71,7 +72,7 @@ def _check_engine(fusion: Fusion) -> None:
 )
 @given(fusion=fusions())
 def test_random_fusions_match_the_reference_under_every_strategy(fresh_cache, fusion):
-    note(str(fusion))
+    note(print_fusion(fusion))
     _check_engine(fusion)
 
 

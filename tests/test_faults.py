@@ -19,7 +19,7 @@ from hfuse.ir import Fusion, Op
 from hfuse.runtime import execute, memory
 from hfuse.runtime import executor as executor_module
 from hfuse.runtime.kernel_cache import load_kernel, source_hash
-from hfuse.runtime.request import RunRequest, run_request
+from hfuse.service.request import RunRequest, run_request
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
 

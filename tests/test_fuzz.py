@@ -7,11 +7,11 @@ import warnings
 
 import pytest
 
-from hfuse import fuzz
 from hfuse.errors import HfuseError
-from hfuse.fuzz import FAILURE, OK, check_script, fuzz_fusions, fuzz_scripts
-from hfuse.fuzz_recipes import Recipe, Ref, Step
-from hfuse.fuzz_strategies import seed_texts
+from hfuse.tools.fuzz import FAILURE, OK, check_script, fuzz_fusions, fuzz_scripts
+from hfuse.tools.fuzz import campaign as fuzz
+from hfuse.tools.fuzz.recipes import Recipe, Ref, Step
+from hfuse.tools.fuzz.strategies import seed_texts
 
 # Derandomized: the same inputs every run, sized to finish in well under a minute on one core.
 SCRIPT_EXAMPLES = 1500

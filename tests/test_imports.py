@@ -8,8 +8,8 @@ import pytest
 
 CASES = [
     ("import hfuse", ["triton", "streamlit", "graphviz"]),
-    ("import hfuse, hfuse.runtime, hfuse.pipeline, hfuse.cli, hfuse.loader", ["streamlit", "graphviz"]),
-    ("import hfuse.runtime.worker, hfuse.edit, hfuse.export, hfuse.share", ["streamlit", "graphviz"]),
+    ("import hfuse, hfuse.runtime, hfuse.pipeline, hfuse.tools.cli, hfuse.loader", ["streamlit", "graphviz"]),
+    ("import hfuse.service.worker, hfuse.edit, hfuse.export, hfuse.share", ["streamlit", "graphviz"]),
     ("import hfuse.viz", ["streamlit"]),
 ]
 

@@ -256,7 +256,7 @@ def test_raising_a_limit_lets_the_script_load(monkeypatch):
     assert len(load(script, device="cpu").fusion.exprs) == 2
 
 
-LOADER_MODULES = sorted((Path(__file__).resolve().parent.parent / "hfuse").glob("loader*.py"))
+LOADER_MODULES = sorted((Path(__file__).resolve().parent.parent / "hfuse" / "loader").glob("*.py"))
 
 
 @pytest.mark.parametrize("path", LOADER_MODULES, ids=[p.stem for p in LOADER_MODULES])

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from hfuse import DataType, FusionDefinition
-from hfuse.frontend.layout import layout_of, strides_for
+from hfuse.layout import layout_of, strides_for
 from hfuse.printer import literal, print_fusion
 
 
@@ -221,7 +221,7 @@ def test_print_is_a_thunder_style_script():
         ]
     )
     assert text == expected
-    assert str(record(seed_old_spelling).fusion([SEED_INPUT])) == text.replace("'cpu'", "'cuda:0'")
+    assert print_fusion(record(seed_old_spelling).fusion([SEED_INPUT])) == text.replace("'cpu'", "'cuda:0'")
 
 
 @pytest.mark.parametrize(

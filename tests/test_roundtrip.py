@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from hfuse import load
+from hfuse.printer import print_fusion
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "assets" / "examples").glob("*.py"))
 
@@ -125,10 +126,10 @@ SCRIPTS = [
 
 def _roundtrip(text: str) -> None:
     fusion = load(text, device="cpu").fusion
-    printed = str(fusion)
+    printed = print_fusion(fusion)
     reloaded = load(printed, device="cpu").fusion
-    assert reloaded == fusion, f"printed:\n{printed}\nreloaded:\n{reloaded}"
-    assert str(reloaded) == printed
+    assert reloaded == fusion, f"printed:\n{printed}\nreloaded:\n{print_fusion(reloaded)}"
+    assert print_fusion(reloaded) == printed
 
 
 @pytest.mark.parametrize(("body", "inputs"), [s[1:] for s in SCRIPTS], ids=[s[0] for s in SCRIPTS])

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 import segment_cases as cases
 import torch
-from segment_cases import F32, Builder, random_inputs, run_groups
+from segment_cases import F32, Builder, random_inputs, run_groups, segment_fusion
 
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Op
 from hfuse.reference import evaluate
-from hfuse.segment import can_fuse, can_share_launch, segment, segment_fusion
+from hfuse.segment import can_fuse, can_share_launch, segment
 from hfuse.segment.graph import make_group
 from hfuse.segment.model import IterSpace, SchedulerKind
 

@@ -6,11 +6,10 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from segment_cases import F32, Builder, random_inputs, run_groups
+from segment_cases import F32, Builder, random_inputs, run_groups, segment_fusion
 
 from hfuse.ir import Fusion, Op, Value
 from hfuse.reference import evaluate
-from hfuse.segment import segment_fusion
 from hfuse.segment.model import SchedulerKind
 
 UNARY = [Op.EXP, Op.NEG, Op.SIN, Op.TANH]

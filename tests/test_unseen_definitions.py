@@ -20,6 +20,7 @@ import torch.nn.functional as F
 
 import hfuse
 from hfuse import DataType, FusionDefinition, settings
+from hfuse.printer import print_fusion
 
 UNSEEN = sorted((Path(__file__).resolve().parent / "unseen").glob("*.py"))
 
@@ -126,7 +127,7 @@ def test_unseen_definition_runs_on_every_backend(path):
 @pytest.mark.parametrize("path", UNSEEN, ids=[p.stem for p in UNSEEN])
 def test_unseen_definition_prints_and_loads_back(path):
     fusion = _load(path).fusion
-    printed = str(fusion)
+    printed = print_fusion(fusion)
     assert hfuse.load(printed, device="cpu").fusion == fusion, printed
 
 

@@ -16,8 +16,8 @@ import torch
 
 from hfuse import settings
 from hfuse.errors import DefinitionError, KernelError, LimitError, ParseError
-from hfuse.runtime.request import PREVIEW_ELEMENTS, RunFailure, RunRequest
-from hfuse.runtime.worker import RunService
+from hfuse.service.request import PREVIEW_ELEMENTS, RunFailure, RunRequest
+from hfuse.service.worker import RunService
 
 
 def _script(rows: int, factor: float, cols: int = 8) -> str:

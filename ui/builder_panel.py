@@ -8,6 +8,7 @@ from hfuse import edit
 from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError
 from hfuse.ir import Fusion
+from hfuse.printer import print_fusion
 from ui import pipeline, state
 from ui.literal import literal
 
@@ -34,7 +35,7 @@ def _base_fusion() -> Fusion | None:
 
 
 def _apply(fusion: Fusion) -> None:
-    text = str(fusion)
+    text = print_fusion(fusion)
     st.session_state[LAST_BUILT] = (text, fusion)
     state.replace_definition(text)
 

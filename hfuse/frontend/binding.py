@@ -17,9 +17,9 @@ from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType, python_dtype
 from hfuse.errors import DefinitionError
 from hfuse.frontend.handles import Handle, Scalar
-from hfuse.frontend.layout import strides_for
 from hfuse.frontend.records import Call, Constant, Extent, OutputRecord, Record, ScalarInput, TensorInput
 from hfuse.ir import Fusion, Value
+from hfuse.layout import strides_for
 
 NUMBER_TYPES = (bool, int, float, complex)
 

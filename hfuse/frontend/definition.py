@@ -32,6 +32,7 @@ from hfuse.frontend.records import (
     ScalarInput,
     TensorInput,
     TensorSpec,
+    print_records,
 )
 from hfuse.ir import Fusion, Op
 
@@ -256,7 +257,7 @@ class FusionDefinition:
         return TensorSpec(tuple(shape), dtype, tuple(contiguity), order, is_cpu)
 
     def _spec_from_strides(self, sizes, strides, dtype, static_sizes, is_cpu) -> TensorSpec:
-        from hfuse.frontend.layout import layout_of
+        from hfuse.layout import layout_of
 
         where = "fd.define_tensor"
         if not legacy.is_int_list(sizes) or not legacy.is_int_list(strides) or len(sizes) != len(strides):
@@ -492,6 +493,4 @@ class FusionDefinition:
         return [r.value for r in self._records if isinstance(r, OutputRecord)]
 
     def __repr__(self) -> str:
-        from hfuse.printer import print_records
-
         return print_records(self._records)

@@ -7,11 +7,13 @@ attributes (the names of the table in hfuse/ir.py). Attributes may still hold Sc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hfuse.dtypes import DataType
+from hfuse.dtypes import DataType, python_dtype
 from hfuse.ir import Op
+from hfuse.printer import format_call, format_define_scalar, format_define_tensor, format_output, script
 
 if TYPE_CHECKING:
     from hfuse.frontend.handles import Scalar, Tensor
@@ -91,3 +93,31 @@ class OutputRecord:
 
 
 Record = TensorInput | ScalarInput | Constant | Extent | Call | OutputRecord
+
+
+def print_records(records: Sequence[Record]) -> str:
+    """A recorded (not yet bound) definition as a script: -1 for symbolic extents, Scalars in shapes."""
+    lines = []
+    for r in records:
+        if isinstance(r, TensorInput):
+            spec = r.spec
+            lines.append(
+                format_define_tensor(
+                    r.out.name, spec.shape, spec.contiguity, spec.dtype, spec.stride_order, spec.is_cpu
+                )
+            )
+        elif isinstance(r, ScalarInput):
+            lines.append(format_define_scalar(r.out.name, None, r.dtype))
+        elif isinstance(r, Constant):
+            dtype = r.dtype or (None if r.like is not None else python_dtype(r.value))
+            lines.append(format_define_scalar(r.out.name, r.value, dtype))
+        elif isinstance(r, Extent):
+            lines.append(f"{r.out.name} = fd.ops.size({r.tensor.name}, dim={r.dim})")
+        elif isinstance(r, Call):
+            lines.append(
+                format_call(r.op, [h.name for h in r.inputs], [h.name for h in r.outputs], dict(r.attrs))
+            )
+        elif isinstance(r, OutputRecord):
+            alias = None if r.alias_input is None else r.alias_input.name
+            lines.append(format_output(r.value.name, alias, r.stride_order))
+    return script(lines, None)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hfuse.ir import Fusion
-from hfuse.passes.alias import mark_aliases
+from hfuse.passes.alias import AliasInfo, mark_aliases
 from hfuse.passes.canonicalize import canonicalize
 from hfuse.passes.dce import eliminate_dead_code
-from hfuse.segment.model import AliasInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,4 +39,4 @@ def run_passes(fusion: Fusion, *, alias_outputs: bool = True) -> PassResult:
     return PassResult(fusion, canonical, live, final, aliases)
 
 
-__all__ = ["PassResult", "canonicalize", "eliminate_dead_code", "mark_aliases", "run_passes"]
+__all__ = ["AliasInfo", "PassResult", "canonicalize", "eliminate_dead_code", "mark_aliases", "run_passes"]

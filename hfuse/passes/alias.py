@@ -18,12 +18,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hfuse.ir import Expr, Fusion, Op, Value, contiguous_strides
-from hfuse.segment.model import AliasInfo
 
 VIEW_OPS = frozenset({
     Op.SET, Op.SLICE, Op.RESHAPE, Op.PERMUTE, Op.BROADCAST, Op.BROADCAST_IN_DIM, Op.EXPAND, Op.SQUEEZE,
     Op.STRIDE_ORDER,
 })  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class AliasInfo:
+    """A fusion output that needs no kernel: a strided view of a fusion input.
+
+    The output is `input.as_strided(shape, strides, storage_offset=offset)` (element units,
+    offset relative to the input's own storage offset)."""
+
+    output: str
+    input: str
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)

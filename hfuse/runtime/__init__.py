@@ -1,5 +1,4 @@
-"""Running fusions: kernel cache, execution with validation, timing and the profile, and the run service
-that runs a script in a worker process (`shared_service().run(RunRequest(text))`).
+"""Running fusions: kernel cache, execution with validation, timing and the profile.
 
 `execute` and the rest are imported on first use, so that reading a profile (`hfuse.runtime.profile_model`)
 does not import Triton and the compiler.
@@ -21,11 +20,6 @@ BACKENDS = ("hfuse", "naive", "eager", "inductor")
 _LAZY = {  # name -> the module under hfuse.runtime that defines it
     "execute": "executor",
     "clear_cache": "executor",
-    "RunRequest": "request",
-    "RunResult": "request",
-    "run_request": "request",
-    "RunService": "worker",
-    "shared_service": "worker",
 }
 
 

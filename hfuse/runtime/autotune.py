@@ -22,6 +22,7 @@ from hfuse.codegen import Options, generate
 from hfuse.codegen.model import KernelSource
 from hfuse.ir import Value
 from hfuse.pipeline import Compiled
+from hfuse.printer import print_fusion
 from hfuse.segment.model import Group
 
 Timer = Callable[[KernelSource, list[Value]], float]  # a kernel's time given its arguments; smaller is faster
@@ -51,7 +52,7 @@ def tune(compiled: Compiled, timer: Timer | None = None, device: str | None = No
 
         timer, device = timer or gpu_time_us, device or device_name()
     fusion = compiled.scheduled
-    fusion_key = hashlib.sha256(str(fusion).encode()).hexdigest()
+    fusion_key = hashlib.sha256(print_fusion(fusion).encode()).hexdigest()
     kernels = []
     for kernel in compiled.kernels:
         group = next(g for g in compiled.segmentation.groups if g.id == kernel.group_id)

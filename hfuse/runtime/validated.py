@@ -21,13 +21,14 @@ import torch
 
 from hfuse import settings
 from hfuse.pipeline import Compiled
+from hfuse.printer import print_fusion
 from hfuse.runtime.device import device_name
 
 
 def validation_key(compiled: Compiled, signature: tuple) -> str:
     groups = [(g.kind.value, g.inputs, g.outputs) for g in compiled.segmentation.groups]
     parts = [
-        str(compiled.fusion),
+        print_fusion(compiled.fusion),
         str(compiled.scheduled),
         compiled.strategy,
         repr(compiled.alias_outputs),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion
@@ -26,9 +25,6 @@ from hfuse.segment.model import (
     SchedulerKind,
     Segmentation,
 )
-
-if TYPE_CHECKING:
-    from hfuse.passes import PassResult
 
 STRATEGIES = ("hfuse", "naive")
 
@@ -58,16 +54,6 @@ def segment(fusion: Fusion, *, strategy: str = "hfuse", alias: Sequence[AliasInf
             pass
         merger.horizontal()
     return _finish(merger.groups, fusion, strategy, aliases)
-
-
-def segment_fusion(
-    fusion: Fusion, strategy: str = "hfuse", alias_outputs: bool = True
-) -> tuple[PassResult, Segmentation]:
-    """Runs the passes, then segments their result."""
-    from hfuse.passes import run_passes  # the passes import this package's model
-
-    passes = run_passes(fusion, alias_outputs=alias_outputs and strategy == "hfuse")
-    return passes, segment(passes.final, strategy=strategy, alias=passes.aliases)
 
 
 def _alias_exprs(fusion: Fusion, aliases: Sequence[AliasInfo]) -> list[Expr]:
@@ -149,5 +135,4 @@ __all__ = [
     "can_fuse",
     "can_share_launch",
     "segment",
-    "segment_fusion",
 ]

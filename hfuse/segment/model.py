@@ -7,6 +7,7 @@ import enum
 from dataclasses import dataclass
 
 from hfuse.ir import Expr
+from hfuse.passes.alias import AliasInfo
 
 
 class SchedulerKind(enum.Enum):
@@ -21,20 +22,6 @@ class SchedulerKind(enum.Enum):
     @property
     def launches_kernel(self) -> bool:
         return self not in (SchedulerKind.ALIAS, SchedulerKind.TORCH)
-
-
-@dataclass(frozen=True, slots=True)
-class AliasInfo:
-    """A fusion output that needs no kernel: a strided view of a fusion input.
-
-    The output is `input.as_strided(shape, strides, storage_offset=offset)` (element units,
-    offset relative to the input's own storage offset)."""
-
-    output: str
-    input: str
-    offset: int
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)

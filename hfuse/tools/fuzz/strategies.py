@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from hfuse.examples import EXAMPLES_DIR
-from hfuse.loader_fd import op_names
+from hfuse.loader.fd import op_names
 
 # A tokenizer that never fails, so mutated (even broken) text can be mutated again.
 TOKEN = re.compile(

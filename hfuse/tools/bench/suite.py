@@ -56,10 +56,10 @@ class FirstCall:
 
 def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list[Row], tuple[str, ...]]:
     """The rows of every candidate, and the kernel counts that torch.profiler does not confirm."""
-    from hfuse.bench_measure import candidates, check, measure
     from hfuse.loader import load
     from hfuse.reference import evaluate
     from hfuse.tolerance import reduction_size
+    from hfuse.tools.bench.measure import candidates, check, measure
 
     torch._dynamo.reset()  # a fresh torch.compile cache per case: no recompile limit across cases
     script = load(text, device="cuda")
@@ -125,7 +125,7 @@ def first_calls(cases: Sequence[str]) -> list[FirstCall]:
 
 def _first_call_in_new_process(name: str, subset: str, env: dict[str, str]) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-m", "hfuse.bench", "--first-call", f"{subset}/{name}"],
+        [sys.executable, "-m", "hfuse.tools.bench", "--first-call", f"{subset}/{name}"],
         capture_output=True, text=True, env=env, timeout=300, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -212,7 +212,7 @@ def _progress(done: int, total: int, label: str) -> None:
 def _header(peak: float) -> str:
     import triton
 
-    from hfuse.bench_measure import ROUNDS
+    from hfuse.tools.bench.measure import ROUNDS
 
     return (
         f"## {datetime.date.today().isoformat()}, {torch.cuda.get_device_name()}, "
@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("hfuse bench needs a CUDA GPU: none is visible", file=sys.stderr)
         return 2
     if args.first_call:
-        from hfuse.bench_measure import first_call
+        from hfuse.tools.bench.measure import first_call
 
         subset, name = args.first_call.split("/")
         print(json.dumps(first_call(name, subset)))
@@ -261,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = [(subset, ex) for subset in subsets for ex in list_examples(subset)]
     if args.only:
         cases = [(s, ex) for s, ex in cases if ex.name in args.only]
-    from hfuse.bench_measure import warm_up_gpu
+    from hfuse.tools.bench.measure import warm_up_gpu
 
     peak = nominal_peak_gbs()
     header = _header(peak)
@@ -298,7 +298,3 @@ def _driver_version() -> str:
     except OSError:
         return "unknown"
     return out.stdout.strip() or "unknown"
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -11,14 +11,15 @@ from collections.abc import Callable
 from typing import Any
 
 from hfuse import settings
-from hfuse.builder import Inferred, OutSpec
 from hfuse.dtypes import DataType
 from hfuse.errors import LimitError, UnsupportedError
-from hfuse.infer_common import (
+from hfuse.infer.common import (
     BOOL,
     COMPLEX,
     FLOAT,
     INT,
+    Inferred,
+    OutSpec,
     as_dtype,
     as_int,
     as_int_tuple,
@@ -36,9 +37,9 @@ from hfuse.infer_common import (
     scalar_out,
     tensor_out,
 )
-from hfuse.infer_indexing import INDEXING_RULES
-from hfuse.infer_reductions import REDUCTION_RULES
-from hfuse.infer_views import VIEW_RULES
+from hfuse.infer.indexing import INDEXING_RULES
+from hfuse.infer.reductions import REDUCTION_RULES
+from hfuse.infer.views import VIEW_RULES
 from hfuse.ir import Family, Op, Value
 
 Rule = Callable[[Op, list[Value], dict[str, Any]], Inferred]

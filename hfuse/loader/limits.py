@@ -13,7 +13,7 @@ import math
 import tokenize
 
 from hfuse import settings
-from hfuse.loader_source import Source
+from hfuse.loader.source import Source
 
 # nvFuser's Int is 64-bit; no extent, index or constant of a definition needs more.
 INT_BITS = 63

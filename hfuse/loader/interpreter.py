@@ -18,8 +18,8 @@ from typing import Any
 
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, HfuseError, LimitError, ParseError
-from hfuse.loader_limits import int_fits, power_fits, shift_fits, too_big_message
-from hfuse.loader_source import SUPPORTED, Source, position
+from hfuse.loader.limits import int_fits, power_fits, shift_fits, too_big_message
+from hfuse.loader.source import SUPPORTED, Source, position
 
 NUMBER_TYPES = (bool, int, float, complex)
 HANDLE_PROPERTIES = frozenset({"ndim"})  # read-only facts of fusion values that definitions use

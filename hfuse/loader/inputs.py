@@ -18,7 +18,7 @@ from hfuse import settings
 from hfuse.dtypes import DataType
 from hfuse.errors import LimitError
 from hfuse.ir import Fusion, Value
-from hfuse.loader_eval import MISSING, CallSite, Interpreted, describe, is_number
+from hfuse.loader.interpreter import MISSING, CallSite, Interpreted, describe, is_number
 
 TORCH_DTYPES = {
     "float32": torch.float32, "float": torch.float32,

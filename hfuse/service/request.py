@@ -4,7 +4,7 @@
 against the torch reference), compares each output with the reference, profiles it and, on a GPU, the
 baseline backends beside it. The result holds no tensors: each output is its shape, dtype, a short
 preview and its comparison. A failure is the HfuseError's class name and message, rebuilt on demand.
-`hfuse.runtime.worker` runs requests in a separate process; `run_request` runs one in this process.
+`hfuse.service.worker` runs requests in a separate process; `run_request` runs one in this process.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from hfuse.tolerance import compare, reduction_size
 
 Progress = Callable[[str], None]
 PREVIEW_ELEMENTS = 8  # leading elements of each output sent back
-TEST_FAULTS = ("hang", "crash", "exit", "oom", "cuda_error")  # see hfuse.runtime.worker
+TEST_FAULTS = ("hang", "crash", "exit", "oom", "cuda_error")  # see hfuse.service.worker
 MAX_MESSAGE_CHARS = 8000  # a failure's message beyond this is cut (a Triton error can quote a lot)
 
 # The error classes a failure can be rebuilt as, and the keywords of those whose constructor takes more

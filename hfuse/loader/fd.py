@@ -18,9 +18,9 @@ import torch
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, HfuseError, ParseError
 from hfuse.frontend import FusionDefinition
-from hfuse.loader_eval import MISSING, CallSite, Interpreted, describe, located
-from hfuse.loader_inputs import InputTensor, TorchDtype
-from hfuse.loader_source import position
+from hfuse.loader.inputs import InputTensor, TorchDtype
+from hfuse.loader.interpreter import MISSING, CallSite, Interpreted, describe, located
+from hfuse.loader.source import position
 
 FD_METHODS = frozenset(
     {"define_tensor", "define_scalar", "define_constant", "define_vector", "from_pytorch", "add_output"}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hfuse.dtypes import DataType
 from hfuse.frontend import FusionDefinition
-from hfuse.fuzz_strategies import Draw
+from hfuse.tools.fuzz.strategies import Draw
 
 FLOAT_DTYPES = (DataType.Float, DataType.Double, DataType.Half, DataType.BFloat16)
 INPUT_DTYPES = (*FLOAT_DTYPES, DataType.Int, DataType.Int32, DataType.Bool)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hfuse.builder import Inferred
-from hfuse.infer_common import (
+from hfuse.infer.common import (
+    Inferred,
     as_bool,
     as_int,
     check_attrs,

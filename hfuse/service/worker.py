@@ -35,7 +35,7 @@ import hfuse
 from hfuse import settings
 from hfuse.errors import HfuseError, KernelError, LimitError
 from hfuse.runtime.device import has_cuda
-from hfuse.runtime.request import Progress, RunRequest, RunResult, failed_result, run_request
+from hfuse.service.request import Progress, RunRequest, RunResult, failed_result, run_request
 
 START_TIMEOUT_S = 120.0  # a worker imports torch, Triton and hfuse before it takes requests
 EXIT_WAIT_S = 10.0  # how long a dying worker is given to finish dying
@@ -184,7 +184,7 @@ class RunService:
             self._stop_worker()
             return KernelError(
                 f"the worker process did not start within {START_TIMEOUT_S:g} s ({how}); check that "
-                "`python -c 'import hfuse.runtime.request'` works in this environment"
+                "`python -c 'import hfuse.service.request'` works in this environment"
             )
         try:
             message = self._conn.recv()
@@ -205,7 +205,7 @@ class RunService:
         ours, theirs = socket.socketpair()
         with theirs:  # closed here once the worker has it: ours then reads EOF when the worker dies
             process = subprocess.Popen(
-                [sys.executable, "-c", f"from hfuse.runtime.worker import serve; serve({theirs.fileno()})"],
+                [sys.executable, "-c", f"from hfuse.service.worker import serve; serve({theirs.fileno()})"],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 env=_worker_environment(),

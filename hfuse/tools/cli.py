@@ -166,9 +166,10 @@ def format_outputs(outputs: Sequence[Any]) -> str:
 def cmd_ir(args: argparse.Namespace) -> int:
     text = read_script(args.file)
     from hfuse.loader import load
+    from hfuse.printer import print_fusion
 
     script = load(text, device="meta")  # the IR needs shapes, not data: nothing is allocated
-    print(script.fusion)
+    print(print_fusion(script.fusion))
     return 0
 
 
@@ -309,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     examples.add_argument("--subset", choices=["small", "nanogpt", "large"], default="small")
     examples.set_defaults(handler=cmd_examples)
 
-    # listed for --help only: main() hands `hfuse bench ...` to hfuse.bench, which parses its own options
+    # listed for --help only: main() hands `hfuse bench ...` to the benchmark, which parses its own options
     commands.add_parser("bench", help="time the nanoGPT and large examples on a GPU (hfuse bench --help)")
     return parser
 
@@ -317,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"]:
-        from hfuse.bench import main as bench_main
+        from hfuse.tools.bench import main as bench_main
 
         return bench_main(argv[1:])
     args = build_parser().parse_args(argv)

@@ -4,14 +4,33 @@ broadcasting."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from hfuse.builder import OutSpec
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError
 from hfuse.ir import Kind, Op, Value
+
+
+@dataclass(frozen=True, slots=True)
+class OutSpec:
+    """What shape inference says one output of an expr is."""
+
+    kind: Kind
+    dtype: DataType
+    shape: tuple[int, ...] = ()
+    const: bool | int | float | complex | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Inferred:
+    """Normalized attributes of an expr and the specs of its outputs."""
+
+    attrs: dict[str, Any]
+    outputs: list[OutSpec] = field(default_factory=list)
+
 
 # dtype categories, in torch's promotion order
 BOOL, INT, FLOAT, COMPLEX = range(4)

@@ -21,8 +21,7 @@ from hfuse import settings
 from hfuse.errors import DefinitionError, LimitError, ParseError, UnsupportedError
 from hfuse.frontend import FusionDefinition
 from hfuse.ir import Fusion
-from hfuse.loader_eval import MISSING, CallSite, Evaluator, Interpreted, builtin_names
-from hfuse.loader_fd import (
+from hfuse.loader.fd import (
     DataTypeNamespace,
     DefinitionModule,
     Fd,
@@ -30,7 +29,7 @@ from hfuse.loader_fd import (
     LegacyFusion,
     LegacyFusionClass,
 )
-from hfuse.loader_inputs import (
+from hfuse.loader.inputs import (
     TorchNamespace,
     check_total_bytes,
     is_input_list,
@@ -38,8 +37,9 @@ from hfuse.loader_inputs import (
     meta_twins,
     random_inputs,
 )
-from hfuse.loader_limits import check_text, check_tree_depth
-from hfuse.loader_source import (
+from hfuse.loader.interpreter import MISSING, CallSite, Evaluator, Interpreted, builtin_names
+from hfuse.loader.limits import check_text, check_tree_depth
+from hfuse.loader.source import (
     SUPPORTED,
     Source,
     dotted_name,

@@ -7,7 +7,7 @@ past the time limit, or a file written or a process started while it ran. `check
 random valid fusion with the frontend, prints it, loads the print and compares: any error or any
 difference is a FAILURE.
 
-`python -m hfuse.fuzz --examples N --seed S --save DIR` runs the long campaign and prints what it
+`python -m hfuse.tools.fuzz --examples N --seed S --save DIR` runs the long campaign and prints what it
 tried and found; failing inputs are saved under DIR. It needs hypothesis (the `test` extra).
 """
 
@@ -36,12 +36,13 @@ from hypothesis import settings as hypothesis_settings
 
 from hfuse import settings
 from hfuse.errors import HfuseError
-from hfuse.fuzz_recipes import Recipe, build_definition, fusion_recipes
-from hfuse.fuzz_strategies import mutated_scripts
 from hfuse.loader import load
 from hfuse.passes import run_passes
+from hfuse.printer import print_fusion
 from hfuse.reference import evaluate
 from hfuse.segment import segment
+from hfuse.tools.fuzz.recipes import Recipe, build_definition, fusion_recipes
+from hfuse.tools.fuzz.strategies import mutated_scripts
 
 OK = "ok"
 FAILURE = "FAILURE"
@@ -186,7 +187,7 @@ def check_recipe(recipe: Recipe, seconds: float = SECONDS_PER_INPUT) -> Outcome:
         state["fusion"] = build_definition(recipe).fusion()
 
     def roundtrip():
-        state["script"] = load(str(state["fusion"]), device="cpu")
+        state["script"] = load(print_fusion(state["fusion"]), device="cpu")
         if state["script"].fusion != state["fusion"]:
             raise AssertionError(f"the printed fusion loads as a different one:\n{state['fusion']}")
 
@@ -315,7 +316,7 @@ def _save(folder: Path, tallies: Sequence[Tally]) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hfuse.fuzz", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m hfuse.tools.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=2000, help="mutated scripts to try")
     parser.add_argument(
         "--fusions", type=int, default=None, help="random fusions to try (default: examples/4)"
@@ -341,7 +342,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.save is not None and failures:
         print(f"\nfailing inputs saved: {len(_save(args.save, tallies))} files under {args.save}")
     return 1 if failures or appeared else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from hfuse.builder import Inferred
 from hfuse.dtypes import DataType
-from hfuse.infer_common import (
+from hfuse.infer.common import (
     COMPLEX,
     INT,
+    Inferred,
     as_bool,
     as_dtype,
     as_int,

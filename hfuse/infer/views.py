@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hfuse.builder import Inferred
-from hfuse.infer_common import (
+from hfuse.infer.common import (
+    Inferred,
     as_bool,
     as_int,
     as_int_tuple,

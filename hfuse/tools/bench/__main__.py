@@ -1,0 +1,3 @@
+from hfuse.tools.bench.suite import main
+
+raise SystemExit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from hfuse.tools.fuzz.campaign import main
+
+sys.exit(main())
