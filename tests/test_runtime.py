@@ -378,11 +378,11 @@ def _scaled_exp_definition() -> hfuse.FusionDefinition:
     return fd
 
 
-def test_a_validated_definition_call_skips_the_runtime_entry_point(monkeypatch, device):
+def test_a_validated_definition_call_skips_the_full_run(monkeypatch, device):
     fd = _scaled_exp_definition()
     fd.execute([torch.randn(8, device=device), 2.0])  # compiles, validates
     fd.execute([torch.randn(8, device=device), 2.0])  # the first cached call keeps the lean call
-    monkeypatch.setattr(executor_module, "execute", _must_not_run)
+    monkeypatch.setattr(executor_module.Plan, "run", _must_not_run)
     for _ in range(2):
         x = torch.randn(8, device=device)
         original = x.clone()
@@ -390,7 +390,7 @@ def test_a_validated_definition_call_skips_the_runtime_entry_point(monkeypatch, 
         torch.testing.assert_close(scaled, original.exp() * 2.0)
         torch.testing.assert_close(x, original * 2)  # the in-place output went into its input
     assert fd.last_triton_code()
-    with pytest.raises(AssertionError, match="the runtime entry point ran"):
+    with pytest.raises(AssertionError, match="the full run ran"):
         fd.execute([torch.randn(8, device=device), 2.0], profile=True)  # a profile always goes through it
 
 
@@ -428,7 +428,7 @@ def test_out_of_memory_in_a_cached_definition_call_is_a_limit_error(monkeypatch,
 
 
 def _must_not_run(*args, **kwargs):
-    raise AssertionError("the runtime entry point ran")
+    raise AssertionError("the full run ran")
 
 
 def _strided(x: torch.Tensor) -> torch.Tensor:

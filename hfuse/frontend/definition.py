@@ -8,7 +8,7 @@ the torch reference ("eager") or the hfuse runtime.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -50,11 +50,10 @@ class LastRun(NamedTuple):  # a tuple: made on every call, and cheaper to make t
     compiled: Any  # the runtime's compiled fusion; None for the eager backend
 
 
-class _Lean(NamedTuple):
-    """A validated plan's cached call, kept while the runtime's plan cache is not cleared."""
+class _Prepared(NamedTuple):
+    """A runtime plan kept for one (backend, alias_outputs), and the LastRun its cached calls report."""
 
-    generation: int  # the runtime's `generation()` when it was handed out
-    call: Callable[[Sequence[Any]], list[torch.Tensor]]
+    plan: Any  # the runtime's Plan
     last: LastRun
 
 
@@ -64,16 +63,15 @@ class _Bound:
 
     fusion: Fusion
     has_scalars: bool  # some input is a Python number (fusion_ir shows their values)
-    signature: tuple | None = None  # the runtime's `run_signature` of the inputs, made on the first run
-    lean: dict[tuple[str, bool], _Lean] = field(default_factory=dict)  # by (backend, alias_outputs)
+    plans: dict[tuple[str, bool], _Prepared] = field(default_factory=dict)  # by (backend, alias_outputs)
 
 
 @functools.cache
 def _runtime() -> ModuleType:
-    """hfuse.runtime.executor, imported on the first run (it brings in Triton)."""
-    from hfuse.runtime import executor
+    """hfuse.runtime, imported on the first run (its `prepare` brings in Triton)."""
+    import hfuse.runtime
 
-    return executor
+    return hfuse.runtime
 
 
 MAX_INPUT_KEYS = 64  # input layouts (and scalar values) remembered per definition
@@ -399,27 +397,17 @@ class FusionDefinition:
 
             self._last = LastRun(backend, fusion, None, None)
             return _write_in_place(fusion, inputs, evaluate(fusion, inputs))
-        runtime = _runtime()
-        if not profile:
-            lean = bound.lean.get((backend, alias_outputs))
-            if lean is not None and lean.generation == runtime.generation():
-                self._last = lean.last
-                return lean.call(inputs)
-        if bound.signature is None:
-            bound.signature = runtime.run_signature(inputs)
-        outputs, fusion_profile, compiled = runtime.execute(
-            fusion,
-            inputs,
-            backend=backend,
-            alias_outputs=alias_outputs,
-            profile=profile,
-            signature=bound.signature,
-        )
-        self._last = LastRun(backend, fusion, fusion_profile if profile else None, compiled)
-        call = runtime.lean_call(fusion, backend, alias_outputs, bound.signature)
-        if call is not None:
-            last = LastRun(backend, fusion, None, compiled)
-            bound.lean[backend, alias_outputs] = _Lean(runtime.generation(), call, last)
+        prepared = bound.plans.get((backend, alias_outputs))
+        if prepared is None or prepared.plan.retired:
+            plan = _runtime().prepare(fusion, inputs, backend=backend, alias_outputs=alias_outputs)
+            prepared = bound.plans[backend, alias_outputs] = _Prepared(
+                plan, LastRun(backend, fusion, None, plan.compiled)
+            )
+        if not profile and prepared.plan.ready:
+            self._last = prepared.last
+            return prepared.plan.call(inputs)
+        outputs, fusion_profile = prepared.plan.run(inputs, profile=profile)
+        self._last = prepared.last if not profile else prepared.last._replace(profile=fusion_profile)
         return outputs
 
     def _last_compiled(self, what: str) -> Any:

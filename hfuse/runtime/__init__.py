@@ -1,7 +1,9 @@
 """Running fusions: kernel cache, execution with validation, timing and the profile.
 
-`execute` and the rest are imported on first use, so that reading a profile (`hfuse.runtime.profile_model`)
-does not import Triton and the compiler.
+The entry points: `prepare(fusion, inputs, backend=..., alias_outputs=...)` gives the cached plan for
+such inputs (`plan.run(inputs, profile=...)`, `plan.call(inputs)`); `execute` prepares and runs once;
+`clear_cache` forgets every plan. They are imported on first use, so that reading a profile
+(`hfuse.runtime.profile_model`) does not import Triton and the compiler.
 """
 
 import importlib
@@ -18,6 +20,7 @@ BACKENDS = ("hfuse", "naive", "eager", "inductor")
 
 
 _LAZY = {  # name -> the module under hfuse.runtime that defines it
+    "prepare": "executor",
     "execute": "executor",
     "clear_cache": "executor",
 }

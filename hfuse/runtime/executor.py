@@ -1,9 +1,10 @@
-"""Runs a fusion: compile once per (fusion, backend, aliasing, input signature), then launch.
+"""Runs a fusion: `prepare` compiles it once per (fusion, backend, aliasing, input signature) into a
+`Plan`, whose `run` launches it.
 
 The first run of a plan poisons every kernel output (NaN, or the largest integer) and is checked
 against the torch reference, unless an earlier process validated the very same kernels on the same
-inputs and device (see `validated`). After it, `lean_call` hands out the plan's cached call: output
-allocation and the launches, nothing else.
+inputs and device (see `validated`). After it, `Plan.call` is the lean cached call: output allocation
+and the launches, nothing else.
 """
 
 from __future__ import annotations
@@ -57,12 +58,14 @@ class Segment:
 LeanCall = Callable[[Sequence[Any]], list[torch.Tensor]]  # a validated plan's call: inputs -> outputs
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Plan:
-    """A cache entry. Mutable only in what the first run learns."""
+    """A fusion compiled for one backend, aliasing and input signature, ready to run. Mutable only in
+    what its first run learns; `retired` once `clear_cache` forgets it."""
 
     compiled: Compiled
     segments: tuple[Segment, ...]
+    backend: str
     prepare_ms: float  # compile + import of generated modules
     run_bytes: int = 0  # what a run that does not validate allocates
     constants: tuple[tuple[str, Any], ...] = ()  # scalar constants every run puts in the environment
@@ -70,22 +73,123 @@ class Plan:
     outputs: tuple[str, ...] = ()
     in_place: tuple[tuple[int, int], ...] = ()  # (output, input) positions of outputs added with alias_input
     returned: tuple[int, ...] | None = None  # positions of the outputs returned; None: all of them
+    fresh: bool = True  # compiled for the call that made it; no run has finished yet
     launched: bool = False  # every segment has run once (its first launch time is known)
     validated: bool = False
+    retired: bool = False
     max_abs_error: float | None = None
     first_launch_ms: dict[int, float] = field(default_factory=dict)  # group id -> first launch (JIT) time
     segment_bytes: tuple[tuple[int, int], ...] | None = None  # (read, written) per segment, first profile
     fusion_bytes: tuple[int, int] = (0, 0)  # fusion inputs read, outputs written; with segment_bytes
-    lean: LeanCall | None = None  # made by the first `lean_call` after the plan ran and was validated
+    lean: LeanCall | None = None  # the cached call, made once the plan ran and was validated
+
+    @property
+    def ready(self) -> bool:
+        """Whether `call` is the lean cached call: the plan ran, was validated and is still cached."""
+        return self.launched and self.validated and not self.retired
+
+    def run(
+        self, inputs: Sequence[Any], *, profile: bool = False, progress: Progress | None = None
+    ) -> tuple[list[torch.Tensor], FusionProfile | None]:
+        """Runs the plan on `inputs` and returns its outputs and, with `profile=True`, the profile. The
+        first run poisons the outputs and validates them; `progress` is told each step before it starts
+        ("launching kernel ..."), so that a run stopped from outside can say where it was."""
+        tell = progress or _silent
+        start = time.perf_counter()
+        cache_hit, self.fresh = not self.fresh, False
+        with GPU_LOCK:
+            validating = not self.validated
+            needed = run_bytes(self.compiled, validating=True) if validating else self.run_bytes
+            if validating:  # later runs allocate the same; an out-of-memory there is still reported below
+                check_run_memory(needed, self._run_name)
+            try:
+                results, reruns = _launch_and_validate(self, inputs, validating, tell)
+            except torch.cuda.OutOfMemoryError as err:
+                out_of_memory = first_line(err)
+            else:
+                out_of_memory = None
+            if out_of_memory is not None:  # raised here, where the failed run's tensors are released
+                raise out_of_memory_error(out_of_memory, needed, self._run_name)
+            if self.in_place:
+                _write_in_place_outputs(self, inputs, results)
+            report = None
+            if profile:
+                host_ms = (time.perf_counter() - start) * 1e3 + (0.0 if cache_hit else self.prepare_ms)
+                tell("timing the kernels")
+                report = build_profile(self, reruns, host_ms, cache_hit, self.backend)
+        returned = results if self.returned is None else [results[i] for i in self.returned]
+        return returned, report
+
+    def call(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+        """The outputs for `inputs`: once the plan is `ready`, output allocation and the launches and
+        nothing else; before, a full `run`."""
+        lean = self.lean
+        if lean is None:
+            if not self.ready:
+                return self.run(inputs)[0]
+            lean = self.lean = _lean(self)
+        return lean(inputs)
+
+    @property
+    def _run_name(self) -> str:
+        return f"this run of the fusion (backend {self.backend})"
 
 
-_PLANS: dict[tuple, Plan] = {}
-# The same plans keyed by the fusion's identity: a cached call hashes no IR. The fusion is held with its
-# plan, so its id cannot be reused while the entry lives.
-_BY_IDENTITY: dict[tuple, tuple[Fusion, Plan]] = {}
-_PLANS_LOCK = threading.Lock()
+class PlanCache:
+    """Plans by (fusion, backend, aliasing, input signature). A fusion seen before is found by its
+    identity (no IR is hashed); an equal fusion made anew (the same script loaded again) by its value."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._by_value: dict[tuple, Plan] = {}
+        # The fusion is held with its plan, so its id cannot be reused while the entry lives.
+        self._by_identity: dict[tuple, tuple[Fusion, Plan]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, fusion: Fusion, key: tuple) -> Plan | None:
+        known = self._by_identity.get((id(fusion), *key))  # one dict read is atomic
+        if known is not None and known[0] is fusion:
+            return known[1]
+        with self._lock:
+            return self._by_value.get((fusion, *key))
+
+    def put(self, fusion: Fusion, key: tuple, plan: Plan) -> None:
+        with self._lock:
+            self._by_value[(fusion, *key)] = plan
+            self._by_identity[(id(fusion), *key)] = (fusion, plan)
+            for entries in (self._by_value, self._by_identity):
+                if len(entries) > self.size:
+                    del entries[next(iter(entries))]
+
+    def clear(self) -> None:
+        with self._lock:
+            for plan in self._by_value.values():
+                plan.retired = True
+            self._by_value.clear()
+            self._by_identity.clear()
+
+
 MAX_PLANS = 256  # the oldest plan is dropped beyond this (an app session may try many shapes)
-_generation = 0  # counts clear_cache() calls: a lean call kept by a caller is stale once it changes
+_PLANS = PlanCache(MAX_PLANS)
+
+
+def prepare(
+    fusion: Fusion,
+    inputs: Sequence[Any],
+    *,
+    backend: str = "hfuse",
+    alias_outputs: bool = True,
+    progress: Progress | None = None,
+) -> Plan:
+    """The plan that runs `fusion` on inputs like these (in the order the inputs were defined): from the
+    cache, or compiled now. A caller that keeps it calls `plan.call(inputs)` until `plan.retired`."""
+    key = (backend, alias_outputs, run_signature(inputs))
+    plan = _PLANS.get(fusion, key)
+    if plan is None:
+        (progress or _silent)(f"compiling the fusion (backend {backend})")
+        plan = _prepare(fusion, inputs, backend, alias_outputs)
+        _PLANS.put(fusion, key, plan)
+    return plan
 
 
 def execute(
@@ -96,63 +200,20 @@ def execute(
     alias_outputs: bool = True,
     profile: bool = False,
     progress: Progress | None = None,
-    signature: tuple | None = None,
 ) -> tuple[list[torch.Tensor], FusionProfile | None, Compiled]:
     """Run `fusion` on `inputs` (in the order the inputs were defined) and return its outputs, the
-    profile when `profile=True`, and the compiled stages. `progress` is told each step before it starts
-    ("compiling ...", "launching kernel ..."), so that a run stopped from outside can say where it was.
-    `signature` is `run_signature(inputs)`, for a caller that keeps it from an earlier call."""
-    tell = progress or _silent
-    start = time.perf_counter()
-    plan, cache_hit = _plan(fusion, inputs, backend, alias_outputs, tell, signature)
-    with GPU_LOCK:
-        validating = not plan.validated
-        needed = run_bytes(plan.compiled, validating=True) if validating else plan.run_bytes
-        if validating:  # later runs allocate the same; an out-of-memory there is still reported below
-            check_run_memory(needed, f"this run of the fusion (backend {backend})")
-        try:
-            results, reruns = _launch_and_validate(plan, inputs, validating, tell)
-        except torch.cuda.OutOfMemoryError as err:
-            out_of_memory = first_line(err)
-        else:
-            out_of_memory = None
-        if out_of_memory is not None:  # raised here, where the failed run's tensors are released
-            raise out_of_memory_error(out_of_memory, needed, f"this run of the fusion (backend {backend})")
-        if plan.in_place:
-            _write_in_place_outputs(plan, inputs, results)
-        report = None
-        if profile:
-            host_ms = (time.perf_counter() - start) * 1e3
-            tell("timing the kernels")
-            report = build_profile(plan, reruns, host_ms, cache_hit, backend)
-    returned = results if plan.returned is None else [results[i] for i in plan.returned]
-    return returned, report, plan.compiled
+    profile when `profile=True`, and the compiled stages: `prepare`, then the plan's `run`."""
+    plan = prepare(fusion, inputs, backend=backend, alias_outputs=alias_outputs, progress=progress)
+    outputs, report = plan.run(inputs, profile=profile, progress=progress)
+    return outputs, report, plan.compiled
 
 
-def lean_call(fusion: Fusion, backend: str, alias_outputs: bool, signature: tuple) -> LeanCall | None:
-    """The cached call of the plan `execute` made for these arguments, once that plan has run and been
-    validated; None before. A caller may keep it while `generation()` stays what it was."""
-    known = _BY_IDENTITY.get((id(fusion), backend, alias_outputs, signature))
-    if known is None or known[0] is not fusion:
-        return None
-    plan = known[1]
-    if not (plan.launched and plan.validated):
-        return None
-    if plan.lean is None:
-        plan.lean = _lean(plan, backend)
-    return plan.lean
-
-
-def generation() -> int:
-    return _generation
-
-
-def _lean(plan: Plan, backend: str) -> LeanCall:
+def _lean(plan: Plan) -> LeanCall:
     names, constants = plan.inputs, dict(plan.constants)
     launches = tuple(segment.launch for segment in plan.segments)
     returned = plan.outputs if plan.returned is None else tuple(plan.outputs[i] for i in plan.returned)
     poison = settings.POISON_OUTPUTS.as_bool()  # read once: reading the environment costs a call ~1 us
-    run_name = f"this run of the fusion (backend {backend})"
+    run_name = plan._run_name
 
     def call(inputs: Sequence[Any]) -> list[torch.Tensor]:
         env = dict(zip(names, inputs, strict=True))
@@ -173,37 +234,6 @@ def _lean(plan: Plan, backend: str) -> LeanCall:
         return [env[name] for name in returned]
 
     return call
-
-
-def _plan(
-    fusion: Fusion,
-    inputs: Sequence[Any],
-    backend: str,
-    alias_outputs: bool,
-    tell: Progress,
-    signature: tuple | None,
-) -> tuple[Plan, bool]:
-    """The plan for these inputs and whether it was cached."""
-    if signature is None:
-        signature = run_signature(inputs)
-    fast_key = (id(fusion), backend, alias_outputs, signature)
-    known = _BY_IDENTITY.get(fast_key)  # one dict read is atomic: the lock guards what follows
-    if known is not None and known[0] is fusion:
-        return known[1], True
-    with _PLANS_LOCK:
-        key = (fusion, backend, alias_outputs, signature)
-        plan = _PLANS.get(key)
-    cache_hit = plan is not None
-    if plan is None:
-        tell(f"compiling the fusion (backend {backend})")
-        plan = _prepare(fusion, inputs, backend, alias_outputs)
-    with _PLANS_LOCK:
-        _PLANS[key] = plan
-        _BY_IDENTITY[fast_key] = (fusion, plan)
-        for cache in (_PLANS, _BY_IDENTITY):
-            if len(cache) > MAX_PLANS:
-                del cache[next(iter(cache))]
-    return plan, cache_hit
 
 
 def _launch_and_validate(
@@ -231,12 +261,9 @@ def _silent(step: str) -> None:
 
 
 def clear_cache() -> None:
-    """Forget every compiled plan (generated modules stay imported, keyed by their source hash)."""
-    global _generation
-    with _PLANS_LOCK:
-        _PLANS.clear()
-        _BY_IDENTITY.clear()
-        _generation += 1
+    """Forget every compiled plan, retiring the plans callers keep (generated modules stay imported,
+    keyed by their source hash)."""
+    _PLANS.clear()
 
 
 def run_signature(inputs: Sequence[Any]) -> tuple:
@@ -264,7 +291,7 @@ def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs:
         if settings.AUTOTUNE.as_bool() and has_cuda():
             compiled = autotune.tune(compiled)
         segments = tuple(_segment(compiled, group) for group in compiled.segmentation.groups)
-    plan = Plan(compiled, segments, prepare_ms=(time.perf_counter() - start) * 1e3)
+    plan = Plan(compiled, segments, backend, prepare_ms=(time.perf_counter() - start) * 1e3)
     plan.run_bytes = run_bytes(compiled, validating=False)
     scheduled = compiled.scheduled
     plan.constants = tuple((v.name, v.const) for v in scheduled.values if v.is_scalar and v.const is not None)
