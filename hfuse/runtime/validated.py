@@ -29,7 +29,7 @@ def validation_key(compiled: Compiled, signature: tuple) -> str:
     groups = [(g.kind.value, g.inputs, g.outputs) for g in compiled.segmentation.groups]
     parts = [
         print_fusion(compiled.fusion),
-        str(compiled.scheduled),
+        print_fusion(compiled.scheduled),
         compiled.strategy,
         repr(compiled.alias_outputs),
         repr(compiled.segmentation.aliases),
