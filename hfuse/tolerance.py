@@ -8,7 +8,7 @@ exactly where it is expected, so an output the kernel never wrote (poisoned with
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -50,10 +50,17 @@ def tolerance(dtype: DataType, reduction_size: int = 1) -> Tolerance:
     return Tolerance(base.rtol * widen, base.atol * widen)
 
 
-def _as_tensor(value: torch.Tensor | bool | int | float | complex) -> torch.Tensor:
+CHUNK_ELEMENTS = 1 << 24  # elements compared at a time: bounds the temporaries on a device
+
+
+def _as_tensor(value: torch.Tensor | bool | int | float | complex, device: torch.device) -> torch.Tensor:
     if isinstance(value, torch.Tensor):
-        return value.detach().cpu()
-    return torch.tensor(value)
+        return value.detach()
+    return torch.tensor(value, device=device)
+
+
+def _device_of(*values: torch.Tensor | bool | int | float | complex) -> torch.device:
+    return next((v.device for v in values if isinstance(v, torch.Tensor)), torch.device("cpu"))
 
 
 def _where(index: int, shape: torch.Size) -> str:
@@ -66,52 +73,104 @@ def _where(index: int, shape: torch.Size) -> str:
     return f"index {tuple(reversed(coords))}"
 
 
+def _chunks(a: torch.Tensor, e: torch.Tensor) -> Iterator[tuple[int, torch.Tensor, torch.Tensor]]:
+    """(offset, a part, e part) flattened in row-major order, a bounded number of elements at a time;
+    only the parts are copied where a tensor is not contiguous."""
+    if a.dim() == 0:
+        yield 0, a.reshape(1), e.reshape(1)
+        return
+    row = math.prod(a.shape[1:])
+    rows = max(1, CHUNK_ELEMENTS // max(row, 1))
+    for first in range(0, a.shape[0], rows):
+        yield first * row, a[first : first + rows].reshape(-1), e[first : first + rows].reshape(-1)
+
+
+def _element(tensor: torch.Tensor, index: int) -> bool | int | float | complex:
+    """The element at a row-major flat index, without flattening the tensor."""
+    coords = []
+    for extent in reversed(tensor.shape):
+        coords.append(index % extent)
+        index //= extent
+    return tensor[tuple(reversed(coords))].item()
+
+
+def _first(mask: torch.Tensor, offset: int) -> torch.Tensor:
+    """The flat index of the first True of `mask` (any value when there is none), on its device."""
+    return torch.argmax(mask.to(torch.uint8)) + offset
+
+
 def _compare_exact(actual: torch.Tensor, expected: torch.Tensor) -> Comparison:
-    wide = torch.int64 if expected.dtype != torch.bool else torch.bool
-    a, e = actual.to(wide).reshape(-1), expected.to(wide).reshape(-1)
-    differ = (a != e).nonzero()
-    if differ.numel() == 0:
+    counts, firsts = [], []
+    for offset, a, e in _chunks(actual, expected):
+        differ = a != e
+        counts.append(differ.sum())
+        firsts.append(_first(differ, offset))
+    count_per_chunk = torch.stack(counts).tolist()  # the one wait for the device
+    if not any(count_per_chunk):
         return Comparison(True, 0.0, "equal")
-    first = int(differ[0])
-    worst = float((a.to(torch.float64) - e.to(torch.float64)).abs().max()) if wide != torch.bool else 1.0
+    chunk = next(i for i, c in enumerate(count_per_chunk) if c)
+    first = int(firsts[chunk])
+    a, e = _element(actual, first), _element(expected, first)
+    if expected.dtype == torch.bool:
+        worst = 1.0
+    else:
+        worst = max(float((x.double() - y.double()).abs().max()) for _, x, y in _chunks(actual, expected))
     message = (
-        f"{differ.numel()} of {e.numel()} elements differ (exact match needed); first at "
-        f"{_where(first, expected.shape)}: got {a[first].item()}, expected {e[first].item()}"
+        f"{sum(count_per_chunk)} of {expected.numel()} elements differ (exact match needed); first at "
+        f"{_where(first, expected.shape)}: got {a}, expected {e}"
     )
     return Comparison(False, worst, message)
 
 
+def _compute_dtype(actual: torch.Tensor, expected: torch.Tensor) -> torch.dtype:
+    if actual.is_complex() or expected.is_complex():
+        return torch.complex128
+    if torch.float64 in (actual.dtype, expected.dtype):
+        return torch.float64
+    return torch.float32
+
+
 def _compare_float(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> Comparison:
-    wide = torch.complex128 if expected.is_complex() or actual.is_complex() else torch.float64
-    a, e = actual.to(wide).reshape(-1), expected.to(wide).reshape(-1)
-    a_nan, e_nan = torch.isnan(a), torch.isnan(e)
-    nan_mismatch = (a_nan != e_nan).nonzero()
-    if nan_mismatch.numel():
-        first = int(nan_mismatch[0])
+    """One pass over each chunk on the tensors' own device, one wait for the device at the end."""
+    wide = _compute_dtype(actual, expected)
+    nan_counts, nan_firsts, bad_counts, bad_firsts, worst = [], [], [], [], []
+    for offset, a, e in _chunks(actual, expected):
+        a, e = a.to(wide), e.to(wide)
+        a_nan, e_nan = torch.isnan(a), torch.isnan(e)
+        nan_mismatch = a_nan != e_nan
+        infinite = torch.isinf(a) | torch.isinf(e)
+        error = torch.where(infinite, torch.where(a == e, 0.0, math.inf), (a - e).abs())
+        error = torch.where(a_nan | e_nan, 0.0, error)
+        allowed = torch.where(infinite, 0.0, tol.atol + tol.rtol * e.abs())
+        bad = error > allowed
+        nan_counts.append(nan_mismatch.sum())
+        nan_firsts.append(_first(nan_mismatch, offset))
+        bad_counts.append(bad.sum())
+        bad_firsts.append(_first(bad, offset))
+        worst.append(error.max())
+    nans, bads = torch.stack(nan_counts).tolist(), torch.stack(bad_counts).tolist()
+    if any(nans):
+        first = int(nan_firsts[next(i for i, c in enumerate(nans) if c)])
         message = (
-            f"{nan_mismatch.numel()} of {e.numel()} elements are NaN where the other side is not; first at "
-            f"{_where(first, expected.shape)}: got {a[first].item()}, expected {e[first].item()}"
+            f"{sum(nans)} of {expected.numel()} elements are NaN where the other side is not; first at "
+            f"{_where(first, expected.shape)}: got {_element(actual, first)}, expected "
+            f"{_element(expected, first)}"
         )
         return Comparison(False, math.nan, message)
-    both = ~(a_nan | e_nan)
-    a, e = a[both], e[both]
-    infinite = torch.isinf(a) | torch.isinf(e)
-    error = torch.where(infinite, torch.where(a == e, 0.0, math.inf), (a - e).abs())
-    allowed = tol.atol + tol.rtol * e.abs()
-    allowed = torch.where(infinite, 0.0, allowed)
-    max_error = float(error.max()) if error.numel() else 0.0
-    bad = (error > allowed).nonzero()
-    if bad.numel() == 0:
+    max_error = float(torch.stack(worst).max())
+    if not any(bads):
         return Comparison(
             True, max_error, f"max abs error {max_error:.3g} (rtol {tol.rtol:.3g}, atol {tol.atol:.3g})"
         )
-    first = int(bad[0])
-    position = int(both.nonzero()[first])
+    first = int(bad_firsts[next(i for i, c in enumerate(bads) if c)])
+    got, want = _element(actual, first), _element(expected, first)
+    error_at = abs(got - want) if math.isfinite(abs(got)) and math.isfinite(abs(want)) else math.inf
+    allowed_at = 0.0 if math.isinf(error_at) else tol.atol + tol.rtol * abs(want)
+    both = expected.numel() - int(torch.isnan(expected).sum())
     message = (
-        f"{bad.numel()} of {both.numel()} elements are outside rtol {tol.rtol:.3g}, atol {tol.atol:.3g}; "
-        f"first at {_where(position, expected.shape)}: got {a[first].item()}, expected {e[first].item()} "
-        f"(abs error {float(error[first]):.3g}, allowed {float(allowed[first]):.3g}); "
-        f"max abs error {max_error:.3g}"
+        f"{sum(bads)} of {both} elements are outside rtol {tol.rtol:.3g}, atol {tol.atol:.3g}; "
+        f"first at {_where(first, expected.shape)}: got {got}, expected {want} "
+        f"(abs error {error_at:.3g}, allowed {allowed_at:.3g}); max abs error {max_error:.3g}"
     )
     return Comparison(False, max_error, message)
 
@@ -122,10 +181,16 @@ def compare(
     dtype: DataType,
     reduction_size: int = 1,
 ) -> Comparison:
-    """Whether `actual` matches `expected` within the tolerance of `dtype`."""
-    a, e = _as_tensor(actual), _as_tensor(expected)
+    """Whether `actual` matches `expected` within the tolerance of `dtype`. Runs where the tensors are
+    (on a GPU, at device speed: no host copies, one wait for the result)."""
+    device = _device_of(actual, expected)
+    a, e = _as_tensor(actual, device), _as_tensor(expected, device)
     if a.shape != e.shape:
         return Comparison(False, math.inf, f"shape {list(a.shape)} differs from the expected {list(e.shape)}")
+    if a.device != e.device:
+        a = a.to(e.device)
+    if e.numel() == 0:
+        return Comparison(True, 0.0, "empty")
     if dtype in TOLERANCES:
         return _compare_float(a, e, tolerance(dtype, reduction_size))
     return _compare_exact(a, e)

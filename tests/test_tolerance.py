@@ -90,3 +90,32 @@ def test_compare_outputs_uses_each_outputs_dtype():
     assert not result.ok
     assert result.message.startswith("output 1: 1 of 1 elements differ")
     assert compare_outputs([half], [half, ints]).message == "1 outputs, 2 expected"
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_compare_in_parts_names_the_first_element_in_row_major_order(monkeypatch, layout):
+    from hfuse import tolerance
+
+    monkeypatch.setattr(tolerance, "CHUNK_ELEMENTS", 8)  # 2 rows of 4 per part: 3 parts
+    expected = torch.arange(24, dtype=torch.float32).reshape(6, 4)
+    actual = expected.clone()
+    actual[5, 1], actual[4, 3] = 100.0, -1.0  # two bad elements, both in the last part
+    if layout == "transposed":
+        expected = expected.t().contiguous().t()  # the same values with column-major strides
+    result = compare(actual, expected, DataType.Float)
+    assert not result.ok and result.max_abs_error == pytest.approx(79.0)
+    assert result.message.startswith("2 of 24 elements are outside")
+    assert "first at index (4, 3): got -1.0, expected 19.0" in result.message
+    nan = actual.clone()
+    nan[3, 0] = math.nan
+    assert "1 of 24 elements are NaN where the other side is not; first at index (3, 0)" in (
+        compare(nan, expected, DataType.Float).message
+    )
+    ints = compare(actual.long(), expected.long(), DataType.Int)
+    assert ints.message.startswith("2 of 24 elements differ") and "first at index (4, 3)" in ints.message
+
+
+def test_compare_of_empty_tensors_passes():
+    assert compare(torch.empty(0, 3), torch.empty(0, 3), DataType.Float).ok
+    empty = torch.empty(2, 0, dtype=torch.int64)
+    assert compare(empty, empty.clone(), DataType.Int).ok
