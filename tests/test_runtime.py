@@ -192,6 +192,19 @@ def test_execute_matches_torch(backend, device):
     assert compiled.fusion is fusion
 
 
+def test_the_first_run_reports_its_stages_and_a_cached_run_none(device):
+    fusion = _pointwise_fusion()
+    _, first, _ = execute(fusion, _inputs(fusion, device), profile=True)
+    stages = dict(first.stages_ms)
+    assert list(stages) == [
+        "passes", "segment", "codegen", "load kernels", "first launches", "reference", "compare"
+    ]  # fmt: skip
+    assert all(ms >= 0 for ms in stages.values())
+    assert sum(stages.values()) <= first.host_time_ms + 1.0  # the stages are parts of the first call
+    _, later, _ = execute(fusion, _inputs(fusion, device), profile=True)
+    assert later.stages_ms == ()
+
+
 def test_second_call_is_a_cache_hit_without_segmentation_codegen_or_validation(monkeypatch, device):
     calls = {"segment": 0, "generate": 0, "validate": 0}
 

@@ -82,6 +82,7 @@ class Plan:
     segment_bytes: tuple[tuple[int, int], ...] | None = None  # (read, written) per segment, first profile
     fusion_bytes: tuple[int, int] = (0, 0)  # fusion inputs read, outputs written; with segment_bytes
     lean: LeanCall | None = None  # the cached call, made once the plan ran and was validated
+    stage_ms: dict[str, float] = field(default_factory=dict)  # what the first run spent on each stage
 
     @property
     def ready(self) -> bool:
@@ -240,14 +241,19 @@ def _launch_and_validate(
     plan: Plan, inputs: Sequence[Any], validating: bool, tell: Progress
 ) -> tuple[list[torch.Tensor], list[Rerun | None]]:
     poison = validating or settings.POISON_OUTPUTS.as_bool()
-    env, reruns = _run_segments(plan, inputs, poison=poison, tell=tell)
+    if plan.launched:
+        env, reruns = _run_segments(plan, inputs, poison=poison, tell=tell)
+    else:  # the first launch of each kernel JIT-compiles it
+        (env, reruns), plan.stage_ms["first launches"] = wall_ms(
+            lambda: _run_segments(plan, inputs, poison=poison, tell=tell)
+        )
     results = [env[name] for name in plan.outputs]
     if validating:
         key = validation_key(plan.compiled, run_signature(inputs)) if plan.compiled.passes else None
         remembered = remembered_error(key) if key else None
         if remembered is None:
             tell("checking the outputs against the torch reference")
-            plan.max_abs_error = validate_outputs(plan.compiled, inputs, results)
+            plan.max_abs_error = validate_outputs(plan.compiled, inputs, results, plan.stage_ms)
             if key:
                 remember(key, plan.max_abs_error)
         else:
@@ -292,6 +298,8 @@ def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs:
             compiled = autotune.tune(compiled)
         segments = tuple(_segment(compiled, group) for group in compiled.segmentation.groups)
     plan = Plan(compiled, segments, backend, prepare_ms=(time.perf_counter() - start) * 1e3)
+    plan.stage_ms.update(compiled.stage_ms)
+    plan.stage_ms["load kernels"] = plan.prepare_ms - sum(compiled.stage_ms.values())
     plan.run_bytes = run_bytes(compiled, validating=False)
     scheduled = compiled.scheduled
     plan.constants = tuple((v.name, v.const) for v in scheduled.values if v.is_scalar and v.const is not None)

@@ -75,6 +75,7 @@ def build_profile(
         validated=plan.validated,
         max_abs_error=plan.max_abs_error,
         cache_hit=cache_hit,
+        stages_ms=() if cache_hit else tuple(plan.stage_ms.items()),
     )
 
 

@@ -40,3 +40,6 @@ class FusionProfile:
     validated: bool
     max_abs_error: float | None
     cache_hit: bool = False  # the call found its compiled kernels cached: compile_time_ms is 0
+    # The first run's stages in order (passes, segment, codegen, load kernels, first launches, reference,
+    # compare) and their milliseconds; empty for a later run.
+    stages_ms: tuple[tuple[str, float], ...] = ()

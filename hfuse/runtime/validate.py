@@ -10,15 +10,26 @@ import torch
 from hfuse.errors import ValidationError
 from hfuse.pipeline import Compiled
 from hfuse.reference import evaluate
+from hfuse.runtime.timing import wall_ms
 from hfuse.segment.model import Group
 from hfuse.tolerance import compare, reduction_size
 
 
-def validate_outputs(compiled: Compiled, inputs: Sequence[Any], results: Sequence[torch.Tensor]) -> float:
+def validate_outputs(
+    compiled: Compiled, inputs: Sequence[Any], results: Sequence[torch.Tensor], stage_ms: dict[str, float]
+) -> float:
     """The largest absolute error over all outputs; ValidationError naming the output, the segment that
-    wrote it and the error where one is outside its dtype's tolerance."""
+    wrote it and the error where one is outside its dtype's tolerance. The reference runs on the inputs'
+    device and the comparison where the outputs are; their times go into `stage_ms`."""
+    expected, stage_ms["reference"] = wall_ms(lambda: evaluate(compiled.fusion, list(inputs)))
+    worst, stage_ms["compare"] = wall_ms(lambda: _compare_all(compiled, results, expected))
+    return worst
+
+
+def _compare_all(
+    compiled: Compiled, results: Sequence[torch.Tensor], expected: Sequence[torch.Tensor]
+) -> float:
     fusion = compiled.scheduled
-    expected = evaluate(compiled.fusion, list(inputs))
     producers = {name: group for group in compiled.segmentation.groups for name in group.outputs}
     worst = 0.0
     for out, actual, wanted in zip(fusion.outputs, results, expected, strict=True):
