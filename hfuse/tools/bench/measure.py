@@ -14,6 +14,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -198,10 +199,11 @@ def measure(cands: Sequence[Candidate], nbytes: int) -> CaseTimes:
     )
 
 
-def first_call(name: str, subset: str) -> dict[str, float]:
+def first_call(name: str, subset: str) -> dict[str, Any]:
     """The first `fd.execute` of an example in this process, after CUDA and Triton have started on an
-    unrelated tiny fusion: its host time (compile or cache load, launch, validation), and the part of it
-    spent compiling the fusion and importing and JIT-compiling (or loading) its kernels."""
+    unrelated tiny fusion: its host time (compile or cache load, launch, validation), the part of it
+    spent compiling the fusion and importing and JIT-compiling (or loading) its kernels, and the time of
+    each stage (loading the script, then the stages of the plan's first run)."""
     from hfuse import DataType, FusionDefinition
     from hfuse.examples import get_example
     from hfuse.loader import load
@@ -210,8 +212,11 @@ def first_call(name: str, subset: str) -> dict[str, float]:
         x = warm.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
         warm.add_output(warm.ops.neg(x))
     warm.execute([torch.ones(3, device="cuda")])
-    script = load(get_example(name, subset).text, device="cuda")
+    text = get_example(name, subset).text
+    load_start = time.perf_counter()
+    script = load(text, device="cuda")
     torch.cuda.synchronize()
+    load_ms = (time.perf_counter() - load_start) * 1e3
     start = time.perf_counter()
     script.fd.execute(script.inputs, alias_outputs=False, profile=True)
     torch.cuda.synchronize()
@@ -220,4 +225,5 @@ def first_call(name: str, subset: str) -> dict[str, float]:
         "host_ms": profile.host_time_ms,
         "compile_ms": profile.compile_time_ms,
         "with_profile_ms": (time.perf_counter() - start) * 1e3,
+        "stages_ms": {"load script": load_ms, **dict(profile.stages_ms)},
     }

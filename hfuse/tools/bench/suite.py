@@ -52,6 +52,7 @@ class FirstCall:
     cold_compile_ms: float  # the part compiling the fusion and its kernels
     warm_ms: float  # the same in a new process over the same caches
     warm_compile_ms: float  # the part compiling the fusion and loading its kernels from the caches
+    cold_stages_ms: dict[str, float]  # the cold call's stages: loading the script, then the first run's
 
 
 def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list[Row], tuple[str, ...]]:
@@ -118,6 +119,7 @@ def first_calls(cases: Sequence[str]) -> list[FirstCall]:
                 round(cold["compile_ms"], 1),
                 round(warm["host_ms"], 1),
                 round(warm["compile_ms"], 1),
+                {stage: round(ms, 1) for stage, ms in cold["stages_ms"].items()},
             )
         )
     return found
@@ -196,6 +198,18 @@ def to_markdown(
             f"{f.warm_ms:.1f} ({f.warm_compile_ms:.1f}) |"
             for f in firsts
         ]
+        stages = list(dict.fromkeys(stage for f in firsts for stage in f.cold_stages_ms))
+        lines += [
+            "",
+            "### Where the cold first call goes (ms)",
+            "",
+            "| case | " + " | ".join(stages) + " |",
+            "| --- |" + " ---: |" * len(stages),
+        ]
+        lines += [
+            f"| {f.case} | " + " | ".join(f"{f.cold_stages_ms.get(s, 0.0):.1f}" for s in stages) + " |"
+            for f in firsts
+        ]
     lines += [""] + [f"FAILED {failure}" for failure in failures]
     return "\n".join(lines) + "\n"
 
@@ -222,9 +236,10 @@ def _header(peak: float) -> str:
     )
 
 
-def _write(out: Path, header: str, rows, firsts, failures) -> None:
+def _write(out: Path, label: str, header: str, rows, firsts, failures) -> None:
     out.mkdir(parents=True, exist_ok=True)
     slug = f"{datetime.date.today().isoformat()}-{torch.cuda.get_device_name().replace(' ', '-')}"
+    slug += f"-{label}" if label else ""
     (out / f"{slug}.md").write_text(to_markdown(header, rows, firsts, failures))
     record = {
         "header": header,
@@ -242,10 +257,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", action="append", help="run only this case (repeatable)")
     parser.add_argument("--sizes", choices=["small", "large", "all"], default="all")
     parser.add_argument("--out", type=Path, default=Path("bench/results"))
+    parser.add_argument("--label", default="", help="added to the result files' names")
     parser.add_argument(
         "--compile-cases", nargs="*", default=list(COMPILE_CASES), metavar="SIZE/NAME",
         help="cases whose first call is timed in new processes (size nanogpt or large)",
     )  # fmt: skip
+    parser.add_argument(
+        "--first-calls-only", action="store_true", help="time only the first calls of --compile-cases"
+    )
     parser.add_argument("--first-call", metavar="SIZE/NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
@@ -259,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     subsets = {"small": ["nanogpt"], "large": ["large"], "all": ["nanogpt", "large"]}[args.sizes]
     cases = [(subset, ex) for subset in subsets for ex in list_examples(subset)]
+    if args.first_calls_only:
+        cases = []
     if args.only:
         cases = [(s, ex) for s, ex in cases if ex.name in args.only]
     from hfuse.tools.bench.measure import warm_up_gpu
@@ -276,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             failures.extend(f"{example.name} ({subset}): {d}" for d in disagreements)
         except Exception as err:  # a failing case is reported and the others still run
             failures.append(f"{example.name} ({subset}): {type(err).__name__}: {str(err)[:500]}")
-        _write(args.out, header, rows, [], failures)
+        _write(args.out, args.label, header, rows, [], failures)
         torch.cuda.empty_cache()
     _progress(len(cases), len(cases), "done")
     firsts = []
@@ -284,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         firsts = first_calls(args.compile_cases)
     except (HfuseError, subprocess.TimeoutExpired) as err:
         failures.append(f"first calls: {err}")
-    _write(args.out, header, rows, firsts, failures)
+    _write(args.out, args.label, header, rows, firsts, failures)
     print(to_markdown(header, rows, firsts, failures))
     return 1 if failures else 0
 
