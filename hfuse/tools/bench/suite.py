@@ -25,6 +25,7 @@ import torch
 
 from hfuse import settings
 from hfuse.errors import HfuseError
+from hfuse.service.measure import CLONE, COMPILE, EAGER
 
 COMPILE_CASES = ("nanogpt/qkv_split", "large/layernorm", "large/cross_entropy")
 
@@ -59,8 +60,8 @@ def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list
     """The rows of every candidate, and the kernel counts that torch.profiler does not confirm."""
     from hfuse.loader import load
     from hfuse.reference import evaluate
+    from hfuse.service.measure import candidates, check, measure
     from hfuse.tolerance import reduction_size
-    from hfuse.tools.bench.measure import candidates, check, measure
 
     torch._dynamo.reset()  # a fresh torch.compile cache per case: no recompile limit across cases
     script = load(text, device="cuda")
@@ -71,12 +72,12 @@ def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list
     expected = evaluate(fusion, script.inputs)
     dtypes = [fusion.value(out.name).dtype for out in fusion.outputs]
     sizes = [reduction_size(fusion, out.name) for out in fusion.outputs]
-    cands = candidates(script, outputs, nbytes, profile.segments)  # CUDA launches (a split reduction: 2)
+    cands = candidates(script, outputs, nbytes, profile.segments, combo=True)  # a split reduction: 2
     for c in cands:
-        if c.name != "clone":
+        if c.name != CLONE:
             check(c, expected, dtypes, sizes)
     times = measure(cands, nbytes)
-    clone_gbs = nbytes / times.kernel_us["clone"] / 1e3
+    clone_gbs = nbytes / times.kernel_us[CLONE] / 1e3
     rows = []
     for c in cands:
         us = times.kernel_us[c.name]
@@ -94,7 +95,7 @@ def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list
                 gbs=round(gbs, 1),
                 pct_clone=round(100.0 * gbs / clone_gbs, 1),
                 pct_peak=round(100.0 * gbs / peak_gbs, 1),
-                vs_compile=round(times.kernel_us["torch.compile"] / us, 3),
+                vs_compile=round(times.kernel_us[COMPILE] / us, 3),
             )
         )
     return rows, times.disagreements
@@ -156,7 +157,7 @@ def summary(rows: Sequence[Row]) -> list[str]:
     ]
     ratios: dict[str, list[float]] = {}
     for (size, case), found in sorted(by_case.items()):
-        h, c, e, k = found["hfuse"], found["torch.compile"], found["eager"], found["clone"]
+        h, c, e, k = found["hfuse"], found[COMPILE], found[EAGER], found[CLONE]
         ratios.setdefault(size, []).append(h.vs_compile)
         lines.append(
             f"| {size} | {case} | {h.kernels} / {c.kernels} | {h.kernel_us:.1f} | {c.kernel_us:.1f} | "
@@ -226,7 +227,7 @@ def _progress(done: int, total: int, label: str) -> None:
 def _header(peak: float) -> str:
     import triton
 
-    from hfuse.tools.bench.measure import ROUNDS
+    from hfuse.service.measure import ROUNDS
 
     return (
         f"## {datetime.date.today().isoformat()}, {torch.cuda.get_device_name()}, "
@@ -271,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("hfuse bench needs a CUDA GPU: none is visible", file=sys.stderr)
         return 2
     if args.first_call:
-        from hfuse.tools.bench.measure import first_call
+        from hfuse.tools.bench.first_call import first_call
 
         subset, name = args.first_call.split("/")
         print(json.dumps(first_call(name, subset)))
@@ -282,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cases = []
     if args.only:
         cases = [(s, ex) for s, ex in cases if ex.name in args.only]
-    from hfuse.tools.bench.measure import warm_up_gpu
+    from hfuse.service.measure import warm_up_gpu
 
     peak = nominal_peak_gbs()
     header = _header(peak)

@@ -1,11 +1,12 @@
-"""Measurements for `hfuse bench`: the candidates of one case, checked, counted and timed side by side.
+"""The measuring protocol of BENCHMARKS.md, shared by the app's comparison and `hfuse bench`.
 
-Every candidate returns the fusion's outputs in the layout hfuse writes them with `alias_outputs=False`
-(eager and torch.compile would otherwise return views where hfuse writes copies), so all move the same
-bytes. Kernel time is `triton.testing.do_bench` (L2 flushed before each call, median); end-to-end time
-is the host's wall time per call over a loop of back-to-back calls, host work included. Device time
-is what the GPU spends in the kernels of one call (their durations added, from torch.profiler), which
-leaves out the host time that a whole-call timing counts at small sizes.
+A case's candidates (hfuse, torch eager, torch.compile and a clone of the same bytes, the practical
+ceiling) are checked against the torch reference, then timed side by side in one process: kernel
+counts from torch.profiler, then ROUNDS interleaved rounds of kernel time (`triton.testing.do_bench`,
+L2 flushed before each call, median), host time per call over back-to-back calls, and device time
+(the call's kernel durations added, from torch.profiler). Every candidate returns the fusion's outputs
+in the layout hfuse gives them under the same output contract: views where hfuse returns views,
+hfuse's strides where it writes copies, so all move the same bytes.
 """
 
 from __future__ import annotations
@@ -27,6 +28,14 @@ LOOP_MS = 20  # host time of one end-to-end loop
 
 Fn = Callable[[], object]
 
+EAGER, COMPILE, COMBO, CLONE = "eager", "torch.compile", "combo", "clone"
+DESCRIPTIONS = {
+    EAGER: "torch eager: the fusion's ops one by one, as hfuse's reference runs them",
+    COMPILE: "torch.compile (Inductor, dynamic=False) of hfuse's op-by-op reference of the fusion",
+    COMBO: "torch.compile as above, with combo_kernels=True (independent kernels in one launch)",
+    CLONE: "torch.clone of a buffer of the bytes the fusion must move: the practical ceiling",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -39,7 +48,8 @@ class Candidate:
 class CaseTimes:
     kernels: dict[str, int]
     kernel_us: dict[str, float]  # median of the rounds' do_bench medians
-    e2e_us: dict[str, float]  # median of the rounds' loop means
+    kernel_rounds_us: dict[str, tuple[float, ...]]  # each round's do_bench median, for the spread
+    e2e_us: dict[str, float]  # median of the rounds' loop means: host time per call, back to back
     device_us: dict[str, float]  # median over calls of the call's kernel durations, added
     nbytes: int
     disagreements: tuple[str, ...]  # candidates whose own kernel count torch.profiler does not confirm
@@ -74,28 +84,41 @@ def in_layout(outputs: Sequence[torch.Tensor], like: Sequence[torch.Tensor]) -> 
 
 
 def candidates(
-    script, expected_layout: Sequence[torch.Tensor], nbytes: int, plan_kernels: int
+    script: Any,
+    hfuse_outputs: Sequence[torch.Tensor],
+    nbytes: int,
+    plan_kernels: int,
+    *,
+    backend: str = "hfuse",
+    alias_outputs: bool = False,
+    combo: bool = False,
 ) -> list[Candidate]:
-    """eager, torch.compile (default and combo kernels), hfuse and a clone of `nbytes` bytes."""
+    """hfuse (`script.fd.execute` with this backend and output contract), eager, torch.compile (and, with
+    `combo`, torch.compile with combo kernels), and, when bytes move, a clone of `nbytes` bytes."""
     from hfuse.reference import evaluate
 
     fusion, fd, inputs = script.fusion, script.fd, script.inputs
 
     def reference(*xs: torch.Tensor) -> list[torch.Tensor]:
-        return in_layout(evaluate(fusion, list(xs)), expected_layout)
+        return in_layout(evaluate(fusion, list(xs)), hfuse_outputs)
 
-    compiled = torch.compile(reference, dynamic=False)
-    with torch._inductor.config.patch(combo_kernels=True):
-        compiled_combo = torch.compile(reference, dynamic=False)
-        compiled_combo(*inputs)  # compiles under the patched config
-    clone_source = torch.empty(max(nbytes // 2, 1), dtype=torch.uint8, device="cuda")
-    return [
-        Candidate("eager", lambda: reference(*inputs)),
-        Candidate("torch.compile", lambda: compiled(*inputs)),
-        Candidate("combo", lambda: compiled_combo(*inputs)),
-        Candidate("hfuse", lambda: fd.execute(inputs, alias_outputs=False), plan_kernels),
-        Candidate("clone", clone_source.clone),
+    found = [
+        Candidate(
+            backend, lambda: fd.execute(inputs, alias_outputs=alias_outputs, backend=backend), plan_kernels
+        ),
+        Candidate(EAGER, lambda: reference(*inputs)),
     ]
+    compiled = torch.compile(reference, dynamic=False)
+    found.append(Candidate(COMPILE, lambda: compiled(*inputs)))
+    if combo:
+        with torch._inductor.config.patch(combo_kernels=True):
+            compiled_combo = torch.compile(reference, dynamic=False)
+            compiled_combo(*inputs)  # compiles under the patched config
+        found.append(Candidate(COMBO, lambda: compiled_combo(*inputs)))
+    if nbytes:
+        clone_source = torch.empty(max(nbytes // 2, 1), dtype=torch.uint8, device="cuda")
+        found.append(Candidate(CLONE, clone_source.clone))
+    return found
 
 
 def check(candidate: Candidate, expected: Sequence[torch.Tensor], dtypes, reduction_sizes) -> None:
@@ -171,7 +194,9 @@ def loop_us(fn: Fn, calls: int) -> float:
     return (time.perf_counter() - start) / calls * 1e6
 
 
-def measure(cands: Sequence[Candidate], nbytes: int) -> CaseTimes:
+def measure(
+    cands: Sequence[Candidate], nbytes: int, progress: Callable[[str], None] | None = None
+) -> CaseTimes:
     """Kernel counts, then ROUNDS interleaved rounds of kernel time and end-to-end time."""
     kernels = {c.name: cuda_kernel_count(c.fn) for c in cands}
     disagreements = tuple(
@@ -182,7 +207,9 @@ def measure(cands: Sequence[Candidate], nbytes: int) -> CaseTimes:
     kernel_rounds: dict[str, list[float]] = {c.name: [] for c in cands}
     loop_rounds: dict[str, list[float]] = {c.name: [] for c in cands}
     device_rounds: dict[str, list[float]] = {c.name: [] for c in cands}
-    for _ in range(ROUNDS):
+    for round_index in range(ROUNDS):
+        if progress is not None:
+            progress(f"timing round {round_index + 1} of {ROUNDS}")
         for c in cands:
             us = kernel_us(c.fn)
             kernel_rounds[c.name].append(us)
@@ -192,38 +219,9 @@ def measure(cands: Sequence[Candidate], nbytes: int) -> CaseTimes:
     return CaseTimes(
         kernels,
         {k: statistics.median(v) for k, v in kernel_rounds.items()},
+        {k: tuple(v) for k, v in kernel_rounds.items()},
         {k: statistics.median(v) for k, v in loop_rounds.items()},
         {k: statistics.median(v) for k, v in device_rounds.items()},
         nbytes,
         disagreements,
     )
-
-
-def first_call(name: str, subset: str) -> dict[str, Any]:
-    """The first `fd.execute` of an example in this process, after CUDA and Triton have started on an
-    unrelated tiny fusion: its host time (compile or cache load, launch, validation), the part of it
-    spent compiling the fusion and importing and JIT-compiling (or loading) its kernels, and the time of
-    each stage (loading the script, then the stages of the plan's first run)."""
-    from hfuse import DataType, FusionDefinition
-    from hfuse.examples import get_example
-    from hfuse.loader import load
-
-    with FusionDefinition() as warm:
-        x = warm.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
-        warm.add_output(warm.ops.neg(x))
-    warm.execute([torch.ones(3, device="cuda")])
-    text = get_example(name, subset).text
-    load_start = time.perf_counter()
-    script = load(text, device="cuda")
-    torch.cuda.synchronize()
-    load_ms = (time.perf_counter() - load_start) * 1e3
-    start = time.perf_counter()
-    script.fd.execute(script.inputs, alias_outputs=False, profile=True)
-    torch.cuda.synchronize()
-    profile = script.fd.profile()
-    return {
-        "host_ms": profile.host_time_ms,
-        "compile_ms": profile.compile_time_ms,
-        "with_profile_ms": (time.perf_counter() - start) * 1e3,
-        "stages_ms": {"load script": load_ms, **dict(profile.stages_ms)},
-    }
