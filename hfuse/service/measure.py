@@ -45,6 +45,23 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
+class Timing:
+    """One candidate of a case, measured: what the app's comparison and the benchmark's rows show."""
+
+    candidate: str
+    kernels: int  # CUDA kernels one call launches, as torch.profiler sees them
+    kernel_us: float  # median over the rounds of do_bench's median (L2 flushed before each call)
+    rounds_us: tuple[float, ...]  # each round's median: their spread says how noisy the figure is
+    device_us: float  # the call's kernel durations added (torch.profiler), median over calls
+    e2e_us: float  # host wall time per call over back-to-back calls: what a caller's loop costs
+    nbytes: int  # the bytes the fusion must move (inputs read and outputs written, once)
+
+    @property
+    def gbs(self) -> float | None:
+        return self.nbytes / self.kernel_us / 1e3 if self.nbytes and self.kernel_us > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
 class CaseTimes:
     kernels: dict[str, int]
     kernel_us: dict[str, float]  # median of the rounds' do_bench medians
@@ -99,8 +116,11 @@ def candidates(
 
     fusion, fd, inputs = script.fusion, script.fd, script.inputs
 
+    returned = [out.alias_input is None for out in fusion.outputs]
+
     def reference(*xs: torch.Tensor) -> list[torch.Tensor]:
-        return in_layout(evaluate(fusion, list(xs)), hfuse_outputs)
+        outputs = [t for t, kept in zip(evaluate(fusion, list(xs)), returned, strict=True) if kept]
+        return in_layout(outputs, hfuse_outputs)
 
     found = [
         Candidate(
@@ -225,3 +245,59 @@ def measure(
         nbytes,
         disagreements,
     )
+
+
+def timings(times: CaseTimes) -> list[Timing]:
+    return [
+        Timing(
+            name,
+            times.kernels[name],
+            times.kernel_us[name],
+            times.kernel_rounds_us[name],
+            times.device_us[name],
+            times.e2e_us[name],
+            times.nbytes,
+        )
+        for name in times.kernel_us
+    ]
+
+
+def compare_case(
+    script: Any,
+    *,
+    backend: str = "hfuse",
+    alias_outputs: bool = False,
+    combo: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[list[Timing], tuple[str, ...]]:
+    """The case's candidates under one output contract, each checked against the torch reference and
+    then measured side by side; and the kernel counts that torch.profiler does not confirm."""
+    from hfuse.reference import evaluate
+    from hfuse.tolerance import reduction_size
+
+    tell = progress or (lambda step: None)
+    fusion, inputs = script.fusion, script.inputs
+    pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+    returned = [out for out in fusion.outputs if out.alias_input is None]
+    expected_all = evaluate(fusion, [x.clone() if isinstance(x, torch.Tensor) else x for x in pristine])
+    expected = [e for e, out in zip(expected_all, fusion.outputs, strict=True) if out.alias_input is None]
+    dtypes = [fusion.value(out.name).dtype for out in returned]
+    sizes = [reduction_size(fusion, out.name) for out in returned]
+    hfuse_outputs = script.fd.execute(inputs, alias_outputs=alias_outputs, backend=backend, profile=True)
+    profile = script.fd.profile()
+    nbytes = profile.input_bytes + profile.output_bytes
+    tell("compiling torch.compile's baseline")
+    cands = candidates(
+        script, hfuse_outputs, nbytes, profile.segments, backend=backend, alias_outputs=alias_outputs,
+        combo=combo,
+    )  # fmt: skip
+    for candidate in cands:
+        if candidate.name == CLONE:
+            continue
+        tell(f"checking {candidate.name} against the torch reference")
+        for tensor, saved in zip(inputs, pristine, strict=True):
+            if isinstance(tensor, torch.Tensor):
+                tensor.copy_(saved)  # outputs written into inputs: every candidate checks the same inputs
+        check(candidate, expected, dtypes, sizes)
+    times = measure(cands, nbytes, progress=tell)
+    return timings(times), times.disagreements

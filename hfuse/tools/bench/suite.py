@@ -59,46 +59,31 @@ class FirstCall:
 def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list[Row], tuple[str, ...]]:
     """The rows of every candidate, and the kernel counts that torch.profiler does not confirm."""
     from hfuse.loader import load
-    from hfuse.reference import evaluate
-    from hfuse.service.measure import candidates, check, measure
-    from hfuse.tolerance import reduction_size
+    from hfuse.service.measure import compare_case
 
     torch._dynamo.reset()  # a fresh torch.compile cache per case: no recompile limit across cases
     script = load(text, device="cuda")
-    fusion = script.fusion
-    outputs = script.fd.execute(script.inputs, alias_outputs=False, profile=True)
-    profile = script.fd.profile()
-    nbytes = profile.input_bytes + profile.output_bytes
-    expected = evaluate(fusion, script.inputs)
-    dtypes = [fusion.value(out.name).dtype for out in fusion.outputs]
-    sizes = [reduction_size(fusion, out.name) for out in fusion.outputs]
-    cands = candidates(script, outputs, nbytes, profile.segments, combo=True)  # a split reduction: 2
-    for c in cands:
-        if c.name != CLONE:
-            check(c, expected, dtypes, sizes)
-    times = measure(cands, nbytes)
-    clone_gbs = nbytes / times.kernel_us[CLONE] / 1e3
-    rows = []
-    for c in cands:
-        us = times.kernel_us[c.name]
-        gbs = nbytes / us / 1e3
-        rows.append(
-            Row(
-                case=name,
-                size=size,
-                candidate=c.name,
-                kernels=times.kernels[c.name],
-                kernel_us=round(us, 2),
-                e2e_us=round(times.e2e_us[c.name], 2),
-                device_us=round(times.device_us[c.name], 2),
-                bytes_moved=nbytes,
-                gbs=round(gbs, 1),
-                pct_clone=round(100.0 * gbs / clone_gbs, 1),
-                pct_peak=round(100.0 * gbs / peak_gbs, 1),
-                vs_compile=round(times.kernel_us[COMPILE] / us, 3),
-            )
+    found, disagreements = compare_case(script, alias_outputs=False, combo=True)
+    by_name = {t.candidate: t for t in found}
+    clone_us, compile_us = by_name[CLONE].kernel_us, by_name[COMPILE].kernel_us
+    rows = [
+        Row(
+            case=name,
+            size=size,
+            candidate=t.candidate,
+            kernels=t.kernels,
+            kernel_us=round(t.kernel_us, 2),
+            e2e_us=round(t.e2e_us, 2),
+            device_us=round(t.device_us, 2),
+            bytes_moved=t.nbytes,
+            gbs=round(t.gbs or 0.0, 1),
+            pct_clone=round(100.0 * clone_us / t.kernel_us, 1),
+            pct_peak=round(100.0 * (t.gbs or 0.0) / peak_gbs, 1),
+            vs_compile=round(compile_us / t.kernel_us, 3),
         )
-    return rows, times.disagreements
+        for t in found
+    ]
+    return rows, disagreements
 
 
 def first_calls(cases: Sequence[str]) -> list[FirstCall]:
