@@ -11,6 +11,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, LimitError
 from hfuse.infer.common import OutSpec
 from hfuse.ir import Expr, Fusion, Kind, Op, Output, Value, contiguous_strides, freeze_attrs
+from hfuse.ops import infer
 
 
 class FusionBuilder:
@@ -59,8 +60,6 @@ class FusionBuilder:
         attrs: Mapping[str, Any] | None = None,
         loc: tuple[int, int] | None = None,
     ) -> tuple[Value, ...]:
-        from hfuse.infer import infer
-
         try:
             inferred = infer(op, list(inputs), dict(attrs or {}))
         except DefinitionError as err:

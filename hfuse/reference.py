@@ -1,4 +1,4 @@
-"""Evaluates a Fusion op by op with torch: the meaning of every op and the oracle of every test.
+"""Evaluates a Fusion op by op with torch, each op by its meaning in the op table: the oracle of every test.
 
 Runs on the device of the input tensors. Every result is cast to the dtype the IR inferred for it.
 """
@@ -10,18 +10,11 @@ from typing import Any
 
 import torch
 
-from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, UnsupportedError
-from hfuse.ir import Expr, Fusion, Op, Value
-from hfuse.reference_ops import OPS
+from hfuse.ir import Expr, Fusion, Value
+from hfuse.ops import OPS, scalar_tensor
 
 Number = bool | int | float | complex
-
-
-def _scalar_tensor(value: Any, dtype: DataType, device: torch.device) -> torch.Tensor:
-    if isinstance(value, torch.Tensor):
-        value = value.item()
-    return torch.tensor(value, device=device).to(dtype.torch)
 
 
 def _bind_input(value: Value, given: Any, device: torch.device) -> torch.Tensor:
@@ -32,7 +25,7 @@ def _bind_input(value: Value, given: Any, device: torch.device) -> torch.Tensor:
             )
         if not isinstance(given, Number | torch.Tensor):
             raise DefinitionError(f"input {value.describe()} needs a number, got {type(given).__name__}")
-        return _scalar_tensor(given, value.dtype, device)
+        return scalar_tensor(given, value.dtype, device)
     if not isinstance(given, torch.Tensor):
         raise DefinitionError(f"input {value.describe()} needs a tensor, got {type(given).__name__}")
     if tuple(given.shape) != value.shape:
@@ -50,13 +43,13 @@ def _bind_input(value: Value, given: Any, device: torch.device) -> torch.Tensor:
 def _run_expr(
     expr: Expr, env: dict[str, torch.Tensor], values: dict[str, Value], device: torch.device
 ) -> None:
-    function = OPS.get(expr.op)
-    if function is None:
+    definition = OPS.get(expr.op)
+    if definition is None:
         raise UnsupportedError(f"{expr}: the reference has no meaning for {expr.op.frontend_name} yet")
     out_values = [values[name] for name in expr.outputs]
     args = [env[name] for name in expr.inputs]
     try:
-        results = function(args, expr.attr_dict, [v.dtype for v in out_values], device)
+        results = definition.meaning(args, expr.attr_dict, [v.dtype for v in out_values], device)
     except (RuntimeError, IndexError, ZeroDivisionError) as err:
         raise DefinitionError(
             f"torch could not evaluate it with these inputs: {err}; check the input values", expr=str(expr)
@@ -86,7 +79,7 @@ def _evaluate(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Tensor]:
     }
     for value in fusion.values:
         if value.is_scalar and value.const is not None:
-            env[value.name] = _scalar_tensor(value.const, value.dtype, device)
+            env[value.name] = scalar_tensor(value.const, value.dtype, device)
     for expr in fusion.exprs:
         _run_expr(expr, env, values, device)
     for out in fusion.outputs:
@@ -109,18 +102,3 @@ def evaluate(fusion: Fusion, inputs: Sequence[Any]) -> list[torch.Tensor]:
     also copied into that input tensor, in place."""
     env = _evaluate(fusion, inputs)
     return [env[out.name] for out in fusion.outputs]
-
-
-def fold_constant(
-    op: Op, operands: Sequence[tuple[Number, DataType]], attrs: dict[str, Any], dtype: DataType
-) -> Number:
-    """The value of `op` applied to constant scalars, as a Python number of `dtype`."""
-    device = torch.device("cpu")
-    args = [_scalar_tensor(const, operand_dtype, device) for const, operand_dtype in operands]
-    try:
-        result = OPS[op](args, attrs, [dtype], device)
-    except (RuntimeError, ZeroDivisionError) as err:
-        shown = ", ".join(repr(c) for c, _ in operands)
-        raise DefinitionError(f"{op.frontend_name}({shown}) has no value: {err}") from None
-    assert isinstance(result, torch.Tensor)
-    return result.to(dtype.torch).item()

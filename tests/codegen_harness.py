@@ -18,7 +18,7 @@ from hfuse.codegen import Options, generate
 from hfuse.codegen.kernel import largest_offset
 from hfuse.codegen.model import KernelSource
 from hfuse.dtypes import DataType
-from hfuse.ir import Fusion, Value
+from hfuse.ir import Fusion, Op, Value
 from hfuse.reference import evaluate_values
 from hfuse.segment.model import Group, SchedulerKind
 from hfuse.tolerance import assert_close
@@ -27,6 +27,14 @@ if not torch.cuda.is_available():
     os.environ["TRITON_INTERPRET"] = "1"
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+# inputs where a unary op is defined (and not ill-conditioned); other ops take [-3, 3)
+DOMAIN = {
+    Op.ACOS: (-0.9, 0.9), Op.ASIN: (-0.9, 0.9), Op.ATANH: (-0.9, 0.9), Op.ERFINV: (-0.9, 0.9),
+    Op.ACOSH: (1.1, 4.0), Op.ERFCINV: (0.1, 1.9), Op.LOG: (0.1, 4.0), Op.LOG10: (0.1, 4.0),
+    Op.LOG2: (0.1, 4.0), Op.SQRT: (0.1, 4.0), Op.RSQRT: (0.1, 4.0), Op.LGAMMA: (0.1, 6.0),
+    Op.LOG1P: (-0.5, 3.0), Op.RECIPROCAL: (0.5, 3.0), Op.TAN: (-1.2, 1.2),
+}  # fmt: skip
 _FOLDER = Path(tempfile.gettempdir()) / "hfuse-codegen-tests"
 
 

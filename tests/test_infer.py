@@ -6,8 +6,8 @@ import torch
 from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, LimitError
-from hfuse.infer import FAMILY_RULES, RULES, infer
 from hfuse.ir import Kind, Op, Value
+from hfuse.ops import OPS, infer
 
 F32, F16, BF16, F64, I64, I32, B = (
     DataType.Float,
@@ -466,5 +466,5 @@ def test_rank_above_the_limit_is_a_limit_error(monkeypatch):
 
 
 def test_every_op_has_a_rule():
-    missing = [op for op in Op if op not in RULES and op.family not in FAMILY_RULES]
+    missing = [op for op in Op if op not in OPS or OPS[op].rule is None]
     assert missing == []

@@ -14,8 +14,8 @@ from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, UnsupportedError
 from hfuse.ir import Op
+from hfuse.ops import OPS
 from hfuse.reference import evaluate, evaluate_values
-from hfuse.reference_ops import OPS
 from hfuse.tolerance import assert_close
 
 FLOATS = (torch.float32, torch.float16, torch.bfloat16)

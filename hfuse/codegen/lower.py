@@ -4,7 +4,8 @@ An `Index` names, for each dim of a value, the Triton expression of the position
 plus the mask atoms under which those positions are valid. Views transform an index backwards
 (permute reorders, broadcast drops, reshape relinearizes, slice offsets, pad shifts and masks,
 cat selects per range), indexing ops load an index tensor then use it, creation ops compute, and
-elementwise ops go through the emitter table. Each (value, index) is lowered once per scope.
+elementwise ops are written by their emitter from the op table. Each (value, index) is lowered once
+per scope.
 """
 
 from __future__ import annotations
@@ -17,14 +18,11 @@ import torch
 
 from hfuse.codegen.code import Body
 from hfuse.codegen.emit import (
-    Policy,
-    Types,
+    common_tensor_type,
     compute_type,
     convert,
-    emitter,
     literal,
     power_by_constant,
-    promote,
     round_down,
 )
 from hfuse.codegen.indexing import (
@@ -38,9 +36,8 @@ from hfuse.codegen.indexing import (
 )
 from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError, KernelError, UnsupportedError
-from hfuse.ir import Expr, Family, Fusion, Op, Value
-
-REDUCING = (Family.REDUCTION, Family.VAR)
+from hfuse.ir import Expr, Fusion, Op, Value
+from hfuse.ops import Policy, Types, op_def
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +94,7 @@ class Lowering:
         if name in self.producers and name not in self.loads:
             expr = self.producers[name]
             results = self._lower(expr, name, index)
-            valid = frozenset() if expr.op.family in REDUCING else index.mask
+            valid = frozenset() if op_def(expr.op).reduces else index.mask
         else:
             results, valid = {name: self._load(value, index)}, index.mask
         for out, text in results.items():
@@ -166,18 +163,16 @@ class Lowering:
     # ---- dispatch --------------------------------------------------------------------------
     def _lower(self, expr: Expr, name: str, index: Index) -> dict[str, str]:
         try:
-            family = expr.op.family
-            if family in (Family.UNARY, Family.BINARY, Family.TERNARY):
+            definition = op_def(expr.op)
+            if definition.emitter is not None:
                 return {name: self._elementwise(expr, index)}
-            if family is Family.CAST:
-                return {name: self._cast(expr, index)}
-            if family in REDUCING:
+            if definition.reduces:
                 if self.reducer is None:
                     raise UnsupportedError(
                         "a reduction can only be generated in a reduction or normalization kernel"
                     )
                 return self.reducer.reduce(self, expr, index)
-            handler = _HANDLERS.get(expr.op)
+            handler = HANDLERS.get(expr.op)
             if handler is None:
                 raise UnsupportedError(
                     f"fd.ops.{expr.op.frontend_name} is not generated as Triton; "
@@ -216,7 +211,8 @@ class Lowering:
         out = self._out(expr)
         operands = [self._input(expr, k) for k in range(len(expr.inputs))]
         texts = [self._operand(v, index, out.shape) for v in operands]
-        policy, emit = emitter(expr.op)
+        definition = op_def(expr.op)
+        policy, emit = definition.policy, definition.emitter
         if expr.op is Op.POW and out.dtype.is_float and operands[1].const is not None:
             base = convert(texts[0], operands[0].dtype, out.dtype) if operands[0].is_tensor else texts[0]
             short = power_by_constant(base, operands[1].const)
@@ -226,7 +222,9 @@ class Lowering:
         if policy is Policy.TO_OUTPUT:
             targets = [out.dtype] * len(operands)
         elif policy is Policy.PROMOTE:
-            targets = [promote(tensors)] * len(operands) if tensors else [v.dtype for v in operands]
+            targets = (
+                [common_tensor_type(tensors)] * len(operands) if tensors else [v.dtype for v in operands]
+            )
         elif policy is Policy.WHERE:
             targets = [operands[0].dtype] + [out.dtype] * (len(operands) - 1)
         else:
@@ -441,7 +439,9 @@ def _python_cast(value: bool | int | float, dtype: DataType) -> bool | int | flo
     raise UnsupportedError(f"a constant of DataType.{dtype.name} cannot be generated")
 
 
-_HANDLERS = {
+# how each op that is neither elementwise with an emitter nor a reduction is lowered at an index
+HANDLERS = {
+    Op.CAST: Lowering._cast,
     Op.BROADCAST_IN_DIM: Lowering._broadcast_in_dim,
     Op.BROADCAST: Lowering._broadcast,
     Op.EXPAND: Lowering._expand,

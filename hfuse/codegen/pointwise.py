@@ -15,7 +15,8 @@ from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
 from hfuse.codegen.lower import Index, Lowering
 from hfuse.codegen.options import Options
 from hfuse.errors import UnsupportedError
-from hfuse.ir import Fusion, Op
+from hfuse.ir import Fusion
+from hfuse.ops import Cost, op_def
 from hfuse.segment.model import Group
 
 
@@ -75,13 +76,8 @@ def flat_part(
     )
 
 
-# Ops that cost a special-function unit call and a dozen instructions per element.
-LONG_MATH = frozenset({Op.EXP, Op.EXP2, Op.EXPM1, Op.TANH, Op.SIGMOID, Op.SILU, Op.ERF, Op.ERFC, Op.LOG,
-                       Op.LOG1P, Op.LOG2, Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.POW})  # fmt: skip
-
-
 def _evaluates_long_math(group: Group) -> bool:
-    return any(expr.op in LONG_MATH for expr in group.exprs)
+    return any(op_def(expr.op).cost is Cost.LONG_MATH for expr in group.exprs)
 
 
 def pointwise_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from hfuse.codegen.code import Body
 from hfuse.codegen.indexing import delinearize, term
 from hfuse.codegen.kernel import needs_wide_index
-from hfuse.codegen.lower import REDUCING, Index, Lowering, describe
+from hfuse.codegen.lower import Index, Lowering, describe
 from hfuse.codegen.probe import load_axes
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion, Op
+from hfuse.ops import op_def
 from hfuse.segment.model import Group
 
 
@@ -62,7 +63,7 @@ def reduced_dims(expr: Expr, rank: int) -> tuple[int, ...]:
 
 def reduction_space(group: Group, fusion: Fusion) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The shape every reduction of the group reads and the dims they all reduce."""
-    reductions = [e for e in group.exprs if e.op.family in REDUCING]
+    reductions = [e for e in group.exprs if op_def(e.op).reduces]
     if not reductions:
         raise UnsupportedError(f"group {group.id} is a {group.kind.value} group without a reduction")
     first = fusion.value(reductions[0].inputs[0])
@@ -130,7 +131,7 @@ def store_row_outputs(lowering: Lowering, space: RowSpace, tile: RowTile) -> Non
 
 
 def _is_outer(group: Group, fusion: Fusion, shape: tuple[int, ...], dims: tuple[int, ...]) -> bool:
-    first = next(e for e in group.exprs if e.op.family in REDUCING)
+    first = next(e for e in group.exprs if op_def(e.op).reduces)
     weight: dict[int, int] = {}
     for value, axis in load_axes(fusion, group.exprs, group.inputs, shape, [first.inputs[0]]):
         if axis is not None:

@@ -30,7 +30,7 @@ from hfuse.codegen.code import Body
 from hfuse.codegen.emit import convert
 from hfuse.codegen.indexing import linearize, term
 from hfuse.codegen.kernel import INT32_LIMIT, Launch, Part, Scratch, cdiv, next_power_of_2
-from hfuse.codegen.lower import REDUCING, Index, Lowering, describe, pointer
+from hfuse.codegen.lower import Index, Lowering, describe, pointer
 from hfuse.codegen.options import Options
 from hfuse.codegen.reduction import (
     REDUCE,
@@ -46,6 +46,7 @@ from hfuse.codegen.reduction import (
 from hfuse.codegen.rows import RowSpace, RowTile, row_space, store_row_outputs, tile_rows
 from hfuse.dtypes import DataType
 from hfuse.ir import Expr, Fusion, Op, Value
+from hfuse.ops import op_def
 from hfuse.segment.model import Group
 
 Slots = dict[Expr, tuple[tuple[str, int], ...]]  # each reduction's partials: (buffer, slot) per value
@@ -81,7 +82,7 @@ def split_reduction(
 ) -> SplitKernels | None:
     """The two launches computing `group`, or None when it is better or only possible as one launch."""
     space = row_space(group, fusion)
-    reductions = [e for e in group.exprs if e.op.family in REDUCING]
+    reductions = [e for e in group.exprs if op_def(e.op).reduces]
     if space.full_outputs or _reads_a_reduction(group, reductions):
         return None
     # the first launch always loops over its part's column blocks

@@ -20,6 +20,7 @@ from hfuse.frontend.handles import Handle, Scalar
 from hfuse.frontend.records import Call, Constant, Extent, OutputRecord, Record, ScalarInput, TensorInput
 from hfuse.ir import Fusion, Value
 from hfuse.layout import strides_for
+from hfuse.ops import fold_constant
 
 NUMBER_TYPES = (bool, int, float, complex)
 
@@ -224,8 +225,6 @@ class Replay:
                 "its value comes with the inputs: pass them, as in fd.fusion(inputs) or fd.execute(inputs)",
                 loc=user.loc,
             )
-        from hfuse.reference import fold_constant
-
         operands = [(self._known_value(h, user), self.values[h.name].dtype) for h in producer.inputs]
         value = self.values[handle.name]
         self.known[handle.name] = fold_constant(producer.op, operands, dict(producer.attrs), value.dtype)

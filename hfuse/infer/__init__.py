@@ -1,5 +1,6 @@
-"""Shape and dtype inference: what each op's outputs are, and its attributes in normalized form."""
+"""Shape and dtype rules: what each op's outputs are, and its attributes in normalized form.
 
-from hfuse.infer.rules import FAMILY_RULES, RULES, infer
-
-__all__ = ["FAMILY_RULES", "RULES", "infer"]
+A rule takes the op, its operands and its attributes, checks them (raising DefinitionError that says
+what was given and what is allowed) and returns the normalized attributes and one OutSpec per output.
+The op table (`hfuse.ops`) names each op's rule.
+"""

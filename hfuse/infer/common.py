@@ -142,7 +142,7 @@ def normalize_dims(op: Op, dims: Sequence[int], rank: int, name: str = "dims") -
     return tuple(sorted(normalized))
 
 
-def promote(op: Op, operands: Sequence[Value]) -> DataType:
+def result_type(op: Op, operands: Sequence[Value]) -> DataType:
     """torch.result_type over the operands, with scalars weak like Python numbers.
 
     With no tensor operand the result is the Python type of the highest category."""

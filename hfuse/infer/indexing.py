@@ -140,14 +140,3 @@ def embedding_fwd(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferre
         "sparse": as_bool(op, "sparse", attrs.get("sparse", False)),
     }
     return Inferred(normalized, [tensor_out(weight.dtype, indices.shape + (weight.shape[1],))])
-
-
-INDEXING_RULES = {
-    Op.INDEX_SELECT: index_select,
-    Op.SELECT: select,
-    Op.GATHER: gather,
-    Op.TAKE_ALONG_AXIS: take_along_axis,
-    Op.SCATTER: scatter,
-    Op.INDEX_PUT_ACCUMULATE: index_put_accumulate,
-    Op.EMBEDDING_FWD: embedding_fwd,
-}

@@ -122,17 +122,3 @@ def topk(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
     shape = list(x.shape)
     shape[dim] = k
     return Inferred(normalized, [tensor_out(x.dtype, shape), tensor_out(DataType.Int, shape)])
-
-
-REDUCTION_RULES = {
-    Op.SUM: reduction,
-    Op.MAX: reduction,
-    Op.MIN: reduction,
-    Op.PROD: reduction,
-    Op.VAR: variance,
-    Op.VAR_MEAN: variance,
-    Op.WELFORD: welford,
-    Op.CUMSUM: cumsum,
-    Op.ARGSORT: argsort,
-    Op.TOPK: topk,
-}

@@ -19,7 +19,7 @@ from hfuse.infer.common import (
     normalize_dim,
     normalize_dims,
     one_tensor,
-    promote,
+    result_type,
     tensor_out,
 )
 from hfuse.ir import Op, Value
@@ -216,7 +216,7 @@ def cat(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
                 )
     shape = list(first.shape)
     shape[dim] = sum(t.shape[dim] for t in tensors)
-    return Inferred({"dim": dim}, [tensor_out(promote(op, tensors), shape)])
+    return Inferred({"dim": dim}, [tensor_out(result_type(op, tensors), shape)])
 
 
 def triu(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
@@ -225,18 +225,3 @@ def triu(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
         raise fail(op, f"needs a tensor of rank >= 2, got {x.describe()}")
     diagonal = as_int(op, "diagonal", attrs.get("diagonal", 0))
     return Inferred({"diagonal": diagonal}, [tensor_out(x.dtype, x.shape)])
-
-
-VIEW_RULES = {
-    Op.BROADCAST_IN_DIM: broadcast_in_dim,
-    Op.BROADCAST: broadcast,
-    Op.EXPAND: expand,
-    Op.RESHAPE: reshape,
-    Op.PERMUTE: permute,
-    Op.SQUEEZE: squeeze,
-    Op.STRIDE_ORDER: stride_order,
-    Op.SLICE: slice_,
-    Op.PAD: pad,
-    Op.CAT: cat,
-    Op.TRIU: triu,
-}

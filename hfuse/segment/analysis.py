@@ -18,7 +18,8 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from hfuse.ir import Expr, Fusion, Op, Value
-from hfuse.segment.dims import REDUCTION_OPS, dim_links, innermost_dim, is_elementwise
+from hfuse.ops import op_def
+from hfuse.segment.dims import dim_links, innermost_dim, is_elementwise
 from hfuse.segment.model import IterSpace, SchedulerKind
 
 RESHAPING_VIEWS = frozenset({Op.BROADCAST_IN_DIM, Op.BROADCAST, Op.EXPAND, Op.SQUEEZE, Op.RESHAPE})
@@ -66,7 +67,7 @@ def group_outputs(
 def analyze(exprs: Sequence[Expr], fusion: Fusion, outputs: Sequence[str]) -> Plan | Refusal:
     """`exprs` in execution order; `outputs` the values the kernel would write."""
     values = fusion.value_map
-    reductions = [e for e in exprs if e.op in REDUCTION_OPS]
+    reductions = [e for e in exprs if op_def(e.op).reduces]
     written = [values[name] for name in outputs if values[name].is_tensor]
     if not reductions:
         return _pointwise_plan(exprs, values, written, fusion)
@@ -159,7 +160,7 @@ def _assign_roles(
     expr: Expr, values: dict[str, Value], space: IterSpace, roles: dict[str, Role], first: Expr
 ) -> Refusal | None:
     in_roles = [roles.get(name, Role.FREE) for name in expr.inputs]
-    if expr.op in REDUCTION_OPS:
+    if op_def(expr.op).reduces:
         source = values[expr.inputs[0]]
         if _reduction_space(expr, values) != space:
             if in_roles[0] is not Role.FREE:

@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hfuse.ir import Expr, Family, Op, Value
+from hfuse.ops import op_def
 
-REDUCTION_OPS = frozenset({Op.SUM, Op.MAX, Op.MIN, Op.PROD, Op.VAR, Op.VAR_MEAN, Op.WELFORD})
-ELEMENTWISE_FAMILIES = frozenset({Family.UNARY, Family.BINARY, Family.TERNARY, Family.CAST})
 SAME_DIM_OPS = frozenset(
     {Op.SET, Op.SEGMENT_SET, Op.STRIDE_ORDER, Op.SLICE, Op.PAD, Op.CAT, Op.TRIU, Op.EXPAND}
 )
@@ -30,7 +29,7 @@ class DimLink:
 
 
 def is_elementwise(expr: Expr) -> bool:
-    return expr.op.family in ELEMENTWISE_FAMILIES and expr.op is not Op.SEGMENT_SET
+    return op_def(expr.op).is_elementwise and expr.op is not Op.SEGMENT_SET
 
 
 def dim_links(expr: Expr, values: dict[str, Value]) -> list[DimLink]:
@@ -49,7 +48,7 @@ def dim_links(expr: Expr, values: dict[str, Value]) -> list[DimLink]:
         ]
     if expr.op in SAME_DIM_OPS:
         return [DimLink(t.name, d, out.name, d) for t in tensors for d in range(out.rank) if d < t.rank]
-    if expr.op in REDUCTION_OPS:
+    if op_def(expr.op).reduces:
         return _reduction_links(expr, source, results)
     pairs = _view_pairs(expr, source, out)
     if pairs is None:

@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from hfuse.ir import Expr, Fusion, Op, Value
+from hfuse.ir import Expr, Fusion, Value
+from hfuse.ops import op_def
 from hfuse.segment.analysis import Plan, Refusal, analyze, group_outputs
 from hfuse.segment.model import Group, SchedulerKind
 
-TORCH_OPS = frozenset({
-    Op.CUMSUM, Op.ARGSORT, Op.TOPK, Op.MATMUL, Op.LINEAR,
-    Op.SCATTER, Op.INDEX_PUT_ACCUMULATE, Op.EMBEDDING_FWD,
-})  # fmt: skip
 KERNEL_KINDS = frozenset({
     SchedulerKind.POINTWISE, SchedulerKind.TRANSPOSE, SchedulerKind.REDUCTION, SchedulerKind.NORMALIZATION,
 })  # fmt: skip
@@ -74,7 +71,7 @@ def _copied_scalars(fusion: Fusion, readers: dict[str, list[Expr]]) -> dict[str,
     for expr in fusion.exprs:
         names = (*expr.inputs, *expr.outputs)
         if all(values[n].is_scalar for n in names) and not any(
-            n in outputs or any(r.op in TORCH_OPS for r in readers.get(n, ())) for n in expr.outputs
+            n in outputs or any(op_def(r.op).runs_in_torch for r in readers.get(n, ())) for n in expr.outputs
         ):
             copied.update(dict.fromkeys(expr.outputs, expr))
     return copied
@@ -91,7 +88,7 @@ def make_group(gid: int, exprs: Iterable[Expr], fusion: Fusion, *, branches: tup
     A kernel group also gets the scalar arithmetic it reads (see `_copied_scalars`)."""
     index = index_of(fusion)
     exprs = set(exprs)
-    single_torch_op = len(exprs) == 1 and next(iter(exprs)).op in TORCH_OPS
+    single_torch_op = len(exprs) == 1 and op_def(next(iter(exprs)).op).runs_in_torch
     ordered = tuple(sorted(exprs, key=index.position.__getitem__)) if single_torch_op else None
     ordered = ordered or index.with_scalar_chains(exprs)
     produced = {name for e in ordered for name in e.outputs}
@@ -109,7 +106,7 @@ def make_group(gid: int, exprs: Iterable[Expr], fusion: Fusion, *, branches: tup
         spaces = "; ".join(f"{b.kind.value} {b.space}" for b in branches)
         note = f"{len(branches)} independent kernels in one launch, the grid split among them: {spaces}"
         return Group(gid, SchedulerKind.HORIZONTAL, ordered, inputs, outputs, branches, note)
-    if len(ordered) == 1 and ordered[0].op in TORCH_OPS:
+    if len(ordered) == 1 and op_def(ordered[0].op).runs_in_torch:
         note = f"{ordered[0].op.frontend_name} runs in torch"
         return Group(gid, SchedulerKind.TORCH, ordered, inputs, outputs, note=note)
     plan = index.plan(ordered)

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable
 
 from hfuse.ir import Fusion
-from hfuse.segment.dims import REDUCTION_OPS
+from hfuse.ops import op_def
 from hfuse.segment.graph import KERNEL_KINDS, GroupGraph, index_of, make_group
 from hfuse.segment.legality import fuse_verdict, share_verdict
 from hfuse.segment.model import Group, SchedulerKind
@@ -107,5 +107,5 @@ def is_chain_link(producer: Group, consumer: Group, graph: GroupGraph) -> bool:
     """The naive strategy's rule: merge only along a chain (one reader, one writer) of non-reductions."""
     single_reader = graph.successors[producer.id] == {consumer.id}
     single_writer = sum(consumer.id in targets for targets in graph.successors.values()) == 1
-    no_reduction = not any(e.op in REDUCTION_OPS for g in (producer, consumer) for e in g.exprs)
+    no_reduction = not any(op_def(e.op).reduces for g in (producer, consumer) for e in g.exprs)
     return single_reader and single_writer and no_reduction

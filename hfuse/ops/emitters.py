@@ -1,0 +1,144 @@
+"""How a kernel computes an elementwise op: Triton expression text from the operands' text.
+
+Every value in a kernel is held in a compute type (fp16, bf16 and fp8 as fp32). Before an emitter sees
+its operands, codegen converts the tensor operands as the op's `Policy` says, so `add` only writes
+`a + b`. Names that start with an underscore (`_pow`, `_erfinv`) are helpers that codegen's math
+library adds to the kernel.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hfuse.dtypes import DataType
+from hfuse.errors import UnsupportedError
+
+INF = 'float("inf")'
+
+
+class Policy(enum.Enum):
+    """How tensor operands are converted before an emitter sees them."""
+
+    TO_OUTPUT = "to the output's compute type"
+    PROMOTE = "to the operands' common type"
+    KEEP = "as they are"
+    WHERE = "condition kept, branches to the output's type"
+
+
+@dataclass(frozen=True, slots=True)
+class Types:
+    out: DataType
+    operands: tuple[DataType, ...]  # after the policy's conversion
+
+    @property
+    def is_float(self) -> bool:
+        return self.operands[0].is_float if self.operands else self.out.is_float
+
+    @property
+    def is_bool(self) -> bool:
+        return (self.operands[0] if self.operands else self.out) is DataType.Bool
+
+
+Emitter = Callable[[Sequence[str], Types], str]
+
+
+def template(text: str) -> Emitter:
+    """The text with the operands in place of {0}, {1}, ..."""
+    return lambda a, t: text.format(*a)
+
+
+def float_only(text: str, identity_for_ints: bool = False) -> Emitter:
+    """`text` of a floating-point operand; an integer operand is an error, or left as it is."""
+
+    def emit(a: Sequence[str], t: Types) -> str:
+        if not t.is_float:
+            if identity_for_ints:
+                return a[0]
+            raise UnsupportedError(f"{text.split('(')[0]} needs a floating-point operand")
+        return text.format(*a)
+
+    return emit
+
+
+def float_or_other(float_text: str, other_text: str) -> Emitter:
+    """`float_text` of a floating-point operand, `other_text` of an integer or Bool one."""
+    return lambda a, t: float_text.format(*a) if t.is_float else other_text.format(*a)
+
+
+def abs_(a: Sequence[str], t: Types) -> str:
+    return a[0] if t.is_bool else f"tl.abs({a[0]})"
+
+
+def zero(a: Sequence[str], t: Types) -> str:
+    """0 (False) in the type and shape of the operand, whatever its value (NaN and inf included)."""
+    if t.is_bool:
+        return f"({a[0]} != {a[0]})"
+    return f"tl.where(False, {a[0]}, 0)"
+
+
+def sign(a: Sequence[str], t: Types) -> str:
+    if t.is_bool:
+        return a[0]
+    if t.is_float:
+        return f"tl.where({a[0]} > 0, 1.0, tl.where({a[0]} < 0, -1.0, {a[0]}))"
+    return f"tl.where({a[0]} > 0, 1, tl.where({a[0]} < 0, -1, 0))"
+
+
+def signbit(a: Sequence[str], t: Types) -> str:
+    if t.operands[0] is DataType.Double:
+        return f"({a[0]}.to(tl.int64, bitcast=True) < 0)"
+    if t.is_float:
+        return f"({a[0]}.to(tl.int32, bitcast=True) < 0)"
+    return f"({a[0]} < 0)"
+
+
+def bitwise_not(a: Sequence[str], t: Types) -> str:
+    return f"({a[0]} == 0)" if t.is_bool else f"(~{a[0]})"
+
+
+def min_max(fn: str) -> Emitter:
+    """tl.minimum or tl.maximum; with floats, NaN wins as in torch."""
+
+    def emit(a: Sequence[str], t: Types) -> str:
+        if t.is_float:
+            return f"tl.{fn}({a[0]}, {a[1]}, propagate_nan=tl.PropagateNan.ALL)"
+        return f"tl.{fn}({a[0]}, {a[1]})"
+
+    return emit
+
+
+def div(a: Sequence[str], t: Types) -> str:
+    return f"({a[0]} / {a[1]})" if t.out.is_float else f"({a[0]} // {a[1]})"
+
+
+def logical_right_shift(a: Sequence[str], t: Types) -> str:
+    signed, unsigned = ("tl.int32", "tl.uint32") if t.out is DataType.Int32 else ("tl.int64", "tl.uint64")
+    return f"({a[0]}.to({unsigned}, bitcast=True) >> {a[1]}.to({unsigned})).to({signed}, bitcast=True)"
+
+
+def pow_(a: Sequence[str], t: Types) -> str:
+    if t.out.is_float:
+        return f"_pow({a[0]}, {a[1]})"
+    return f"_ipow({a[0]}, {a[1]})"
+
+
+def nextafter(a: Sequence[str], t: Types) -> str:
+    if t.out is DataType.Double:
+        return f"_nextafter64({a[0]}, {a[1]})"
+    if t.out is DataType.Float:
+        return f"_nextafter32({a[0]}, {a[1]})"
+    raise UnsupportedError("nextafter is supported on Float and Double only")
+
+
+def clamp(a: Sequence[str], t: Types) -> str:
+    if t.out.is_float:
+        low = f"tl.maximum({a[0]}, {a[1]}, propagate_nan=tl.PropagateNan.ALL)"
+        return f"tl.minimum({low}, {a[2]}, propagate_nan=tl.PropagateNan.ALL)"
+    return f"tl.minimum(tl.maximum({a[0]}, {a[1]}), {a[2]})"
+
+
+def where(a: Sequence[str], t: Types) -> str:
+    condition = a[0] if t.operands[0] is DataType.Bool else f"({a[0]} != 0)"
+    return f"tl.where({condition}, {a[1]}, {a[2]})"
