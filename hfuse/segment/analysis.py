@@ -18,7 +18,8 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from hfuse.ir import Expr, Fusion, Op, Value
-from hfuse.segment.dims import REDUCTION_OPS, dim_links, innermost_dim, is_elementwise
+from hfuse.layout import innermost_dim
+from hfuse.segment.dims import REDUCTION_OPS, dim_links, is_elementwise
 from hfuse.segment.model import IterSpace, SchedulerKind
 
 RESHAPING_VIEWS = frozenset({Op.BROADCAST_IN_DIM, Op.BROADCAST, Op.EXPAND, Op.SQUEEZE, Op.RESHAPE})
