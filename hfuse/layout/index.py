@@ -39,7 +39,8 @@ class Arithmetic(Protocol[P]):
 def source_index(move: Movement, index: Sequence[P], arithmetic: Arithmetic[P]) -> tuple[list[P], list[P]]:
     """The operand position that the result position `index` reads, and the conditions under which it
     lies inside the operand (none for most movements; outside, a pad reads its value and a cat another
-    piece)."""
+    piece). A dropped dim, and a dim of extent 1 that is always inside, is read at 0; a new dim of the
+    result reads nothing new."""
     dims = [arithmetic.zero] * len(move.source)
     inside: list[P] = []
     for run in move.runs:

@@ -105,9 +105,9 @@ def movement(op: Op, attrs: Mapping[str, Any], shapes: Sequence[Sequence[int]]) 
             return (Movement(x, tuple(x[d] for d in kept), tuple(runs)),)
         case Op.BROADCAST:
             flags = attrs["is_broadcast_dim"]
-            kept = [r for r, is_new in enumerate(flags) if not is_new]
-            extents = dict(zip(kept, x, strict=True))
-            return (broadcast(x, tuple(extents.get(r, 1) for r in range(len(flags))), kept),)
+            extents = iter(x)
+            result = tuple(1 if is_new else next(extents) for is_new in flags)
+            return (broadcast(x, result, [r for r, is_new in enumerate(flags) if not is_new]),)
         case Op.BROADCAST_IN_DIM:
             return (broadcast(x, attrs["shape"], attrs["broadcast_dims"]),)
         case Op.EXPAND:
@@ -115,16 +115,16 @@ def movement(op: Op, attrs: Mapping[str, Any], shapes: Sequence[Sequence[int]]) 
         case Op.RESHAPE:
             return (Movement(x, tuple(attrs["new_shape"]), regroup(x, attrs["new_shape"])),)
         case Op.SLICE:
-            steps = attrs.get("strides") or (1,) * len(x)
-            bounds = list(zip(attrs["starts"], attrs["ends"], steps, strict=True))
-            result = tuple(len(range(*bound)) for bound in bounds)
-            return (Movement(x, result, tuple(Along(d, d, bounds[d][0], bounds[d][2]) for d in dims)),)
+            starts, ends, steps = attrs["starts"], attrs["ends"], attrs.get("strides") or (1,) * len(x)
+            result = tuple(len(range(starts[d], ends[d], steps[d])) for d in dims)
+            return (Movement(x, result, tuple(Along(d, d, starts[d], steps[d]) for d in dims)),)
         case Op.PAD:
             widths = attrs["pad_widths"]  # (left, right) pairs, innermost dim first
-            pairs = {len(x) - 1 - k: widths[2 * k : 2 * k + 2] for k in range(len(widths) // 2)}
-            result = tuple(x[d] + sum(pairs.get(d, ())) for d in dims)
-            left = {d: pair[0] for d, pair in pairs.items()}
-            return (Movement(x, result, tuple(Along(d, d, -left.get(d, 0)) for d in dims)),)
+            left, right = [0] * len(x), [0] * len(x)
+            for k in range(len(widths) // 2):
+                left[-1 - k], right[-1 - k] = widths[2 * k], widths[2 * k + 1]
+            result = tuple(x[d] + left[d] + right[d] for d in dims)
+            return (Movement(x, result, tuple(Along(d, d, -left[d]) for d in dims)),)
         case Op.CAT:
             axis = attrs["dim"]
             result = tuple(sum(s[axis] for s in shapes) if d == axis else x[d] for d in dims)

@@ -3,10 +3,10 @@
 An output qualifies when it is reached from a tensor input by a chain of layout-only ops (SET,
 SLICE, RESHAPE where torch.view would accept it, PERMUTE, BROADCAST, BROADCAST_IN_DIM, EXPAND,
 SQUEEZE, and STRIDE_ORDER when the layout already has that order). The view's storage offset,
-shape and strides are computed step by step from the input's own strides. The values of the
-chain get the view's strides, and where a chain value is also read by other exprs those exprs get
-a private copy of the chain (contiguous, computed by a kernel), so that the alias exprs serve the
-aliased outputs only.
+shape and strides are computed step by step from the input's own strides by the layout algebra.
+The values of the chain get the view's strides, and where a chain value is also read by other
+exprs those exprs get a private copy of the chain (contiguous, computed by a kernel), so that the
+alias exprs serve the aliased outputs only.
 """
 
 from __future__ import annotations
@@ -16,12 +16,9 @@ import re
 from dataclasses import dataclass
 
 from hfuse.ir import Expr, Fusion, Op, Value, contiguous_strides
-from hfuse.layout import View, has_stride_order, movement_of, view_after
+from hfuse.layout import MOVEMENT_OPS, View, has_stride_order, movement_of, view_after
 
-VIEW_OPS = frozenset({
-    Op.SET, Op.SLICE, Op.RESHAPE, Op.PERMUTE, Op.BROADCAST, Op.BROADCAST_IN_DIM, Op.EXPAND, Op.SQUEEZE,
-    Op.STRIDE_ORDER,
-})  # fmt: skip
+VIEW_OPS = MOVEMENT_OPS - {Op.PAD, Op.CAT}  # a pad and a cat write values of their own (a fill, pieces)
 
 
 @dataclass(frozen=True, slots=True)
