@@ -184,6 +184,7 @@ def test_statistics(op, shape, attrs, dtype, form):
 LAYOUTS = {
     "row_major_is_outer": ((40, 16), (16, 1), True),
     "column_major_is_inner": ((40, 16), (1, 40), False),
+    "expanded_rows_is_outer": ((40, 16), (0, 1), True),  # the stride-0 dim walks no memory
 }
 
 

@@ -1,4 +1,5 @@
-"""Index arithmetic as Triton source text: linear positions, reshape runs, broadcasting.
+"""Index arithmetic as Triton source text: linear positions, and the layout algebra's position
+arithmetic (`SourceText`), with which codegen maps a result's index to its operands' indices.
 
 Positions are strings (a name, a literal, or a small expression); these helpers skip the `// 1`,
 `% n` and `* 0` that cannot matter, so generated index math stays short.
@@ -6,9 +7,7 @@ Positions are strings (a name, a literal, or a small expression); these helpers 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from hfuse.errors import KernelError
+from collections.abc import Callable, Sequence
 
 
 def is_literal(text: str) -> bool:
@@ -43,37 +42,36 @@ def linearize(dims: Sequence[str], extents: Sequence[int]) -> str:
     return " + ".join(reversed(terms)) or "0"
 
 
-def reshape_runs(in_shape: Sequence[int], out_shape: Sequence[int]) -> list[tuple[list[int], list[int]]]:
-    """The shortest runs of input and output dims with equal products, in order."""
-    runs: list[tuple[list[int], list[int]]] = []
-    i = j = 0
-    while i < len(in_shape) or j < len(out_shape):
-        run_in, run_out, p_in, p_out = [], [], 1, 1
-        if i < len(in_shape):
-            run_in.append(i)
-            p_in, i = in_shape[i], i + 1
-        if j < len(out_shape):
-            run_out.append(j)
-            p_out, j = out_shape[j], j + 1
-        while p_in != p_out:
-            if p_in < p_out and i < len(in_shape):
-                run_in.append(i)
-                p_in, i = p_in * in_shape[i], i + 1
-            elif j < len(out_shape):
-                run_out.append(j)
-                p_out, j = p_out * out_shape[j], j + 1
-            else:
-                raise KernelError(
-                    f"reshape from {list(in_shape)} to {list(out_shape)} changes the element count"
-                )
-        runs.append((run_in, run_out))
-    return runs
+class SourceText:
+    """The layout algebra's position arithmetic over Triton source text. `name(text, hint)` binds a
+    long expression to a variable (and returns a plain one unchanged)."""
 
+    zero = "0"
 
-def broadcast_dims(dims: Sequence[str], out_shape: Sequence[int], in_shape: Sequence[int]) -> tuple[str, ...]:
-    """The index of an operand broadcast (right-aligned, numpy rules) to `out_shape`."""
-    offset = len(out_shape) - len(in_shape)
-    return tuple("0" if in_shape[k] == 1 else dims[k + offset] for k in range(len(in_shape)))
+    def __init__(self, name: Callable[[str, str], str]) -> None:
+        self.name = name
+
+    def affine(self, position: str, step: int, start: int) -> str:
+        if position == "0":
+            return str(start)
+        scaled = position if step == 1 else f"{term(position)} * {step}"
+        if start == 0:
+            return scaled
+        return f"{scaled} + {start}" if start > 0 else f"{scaled} - {-start}"
+
+    def at_least(self, position: str, low: int) -> str:
+        return f"({position} >= {low})"
+
+    def below(self, position: str, high: int) -> str:
+        return f"({position} < {high})"
+
+    def regroup(self, positions: Sequence[str], extents: Sequence[int], into: Sequence[int]) -> list[str]:
+        if len(positions) == 1 and len(into) == 1:
+            return list(positions)
+        linear = linearize(positions, extents)
+        if not is_plain(linear):
+            linear = self.name(linear, "ix")
+        return delinearize(linear, into)
 
 
 def is_plain(text: str) -> bool:

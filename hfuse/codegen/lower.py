@@ -1,15 +1,16 @@
 """Value-at-index lowering: any value of a group as a Triton expression of the current index tensors.
 
 An `Index` names, for each dim of a value, the Triton expression of the position being computed,
-plus the mask atoms under which those positions are valid. Views transform an index backwards
-(permute reorders, broadcast drops, reshape relinearizes, slice offsets, pad shifts and masks,
-cat selects per range), indexing ops load an index tensor then use it, creation ops compute, and
-elementwise ops are written by their emitter from the op table. Each (value, index) is lowered once
-per scope.
+plus the mask atoms under which those positions are valid. Movements transform an index backwards
+(the layout algebra maps a result's index to each operand's; a pad reads its value and a cat its
+other pieces where an operand's index falls outside it), indexing ops load an index tensor then
+use it, creation ops compute, and elementwise ops are written by their emitter from the op table.
+Each (value, index) is lowered once per scope.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -25,19 +26,12 @@ from hfuse.codegen.emit import (
     power_by_constant,
     round_down,
 )
-from hfuse.codegen.indexing import (
-    broadcast_dims,
-    delinearize,
-    is_literal,
-    is_plain,
-    linearize,
-    reshape_runs,
-    term,
-)
+from hfuse.codegen.indexing import SourceText, is_literal, is_plain, term
 from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError, KernelError, UnsupportedError
 from hfuse.ir import Expr, Fusion, Op, Value
-from hfuse.ops import Policy, Types, op_def
+from hfuse.layout import MOVEMENT_OPS, Movement, implicit_broadcast, movement_of, source_index
+from hfuse.ops import Computed, Policy, Types, op_def
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +76,7 @@ class Lowering:
         self.wide_index = wide_index
         self.reducer = reducer
         self.loaded: list[tuple[str, Index]] = []  # every global load, for layout probes
+        self.positions = SourceText(self.assign)
 
     # ---- public ----------------------------------------------------------------------------
     def value(self, name: str, index: Index) -> str:
@@ -201,7 +196,12 @@ class Lowering:
     def _operand(self, value: Value, index: Index, out_shape: Sequence[int]) -> str:
         if value.is_scalar:
             return self.value(value.name, index)
-        return self.value(value.name, index.with_dims(broadcast_dims(index.dims, out_shape, value.shape)))
+        return self.value(value.name, self._broadcast_index(value, index, out_shape))
+
+    def _broadcast_index(self, value: Value, index: Index, out_shape: Sequence[int]) -> Index:
+        """The index of a tensor operand that an elementwise result of `out_shape` broadcasts."""
+        dims, _ = source_index(implicit_broadcast(value.shape, out_shape), index.dims, self.positions)
+        return index.with_dims(dims)
 
     def _view_comment(self, expr: Expr, index: Index) -> None:
         self.body.comment(describe(expr), self.body.scope_for(self.body.deps_of(" ".join(index.dims))))
@@ -256,118 +256,38 @@ class Lowering:
             return self.assign(cast, out.name.lower(), describe(expr))
         return self.assign(convert(text, source.dtype, out.dtype), out.name.lower(), describe(expr))
 
-    # ---- views -----------------------------------------------------------------------------
-    def _through(self, expr: Expr, index: Index, dims: Sequence[str]) -> str:
-        self._view_comment(expr, index)
-        named = [d if is_plain(d) else self.assign(d, "ix") for d in dims]
-        return self.value(expr.inputs[0], index.with_dims(named))
-
-    def _broadcast_in_dim(self, expr: Expr, index: Index) -> str:
-        source = self._input(expr, 0)
-        mapping = expr.attr("broadcast_dims")
-        return self._through(
-            expr, index, ["0" if source.shape[k] == 1 else index.dims[mapping[k]] for k in range(source.rank)]
-        )
-
-    def _broadcast(self, expr: Expr, index: Index) -> str:
-        source = self._input(expr, 0)
-        kept = [d for d, new in zip(index.dims, expr.attr("is_broadcast_dim"), strict=True) if not new]
-        return self._through(
-            expr, index, ["0" if source.shape[k] == 1 else kept[k] for k in range(source.rank)]
-        )
-
-    def _expand(self, expr: Expr, index: Index) -> str:
-        source, out = self._input(expr, 0), self._out(expr)
-        return self._through(expr, index, broadcast_dims(index.dims, out.shape, source.shape))
-
-    def _identity_view(self, expr: Expr, index: Index) -> str:
-        return self.value(expr.inputs[0], index)
-
-    def _permute(self, expr: Expr, index: Index) -> str:
-        order = expr.attr("dims")
-        dims = [""] * len(order)
-        for k, source_dim in enumerate(order):
-            dims[source_dim] = index.dims[k]
-        return self._through(expr, index, dims)
-
-    def _squeeze(self, expr: Expr, index: Index) -> str:
-        source, squeezed = self._input(expr, 0), set(expr.attr("dims"))
-        remaining = iter(index.dims)
-        return self._through(
-            expr, index, ["0" if k in squeezed else next(remaining) for k in range(source.rank)]
-        )
-
-    def _reshape(self, expr: Expr, index: Index) -> str:
-        source, out = self._input(expr, 0), self._out(expr)
-        self._view_comment(expr, index)
-        dims = ["0"] * source.rank
-        for run_in, run_out in reshape_runs(source.shape, out.shape):
-            if len(run_in) == 1 and len(run_out) == 1:
-                dims[run_in[0]] = index.dims[run_out[0]]
-                continue
-            linear = linearize([index.dims[k] for k in run_out], [out.shape[k] for k in run_out])
-            if not is_plain(linear):
-                linear = self.assign(linear, "ix")
-            for k, text in zip(run_in, delinearize(linear, [source.shape[k] for k in run_in]), strict=True):
-                dims[k] = text
-        return self._through(expr, index, dims)
-
-    def _slice(self, expr: Expr, index: Index) -> str:
-        dims = []
-        for dim, start, step in zip(index.dims, expr.attr("starts"), expr.attr("strides"), strict=True):
-            if dim == "0":
-                dims.append(str(start))
-                continue
-            scaled = dim if step == 1 else f"{term(dim)} * {step}"
-            dims.append(scaled if start == 0 else f"{scaled} + {start}")
-        return self._through(expr, index, dims)
-
-    def _pad(self, expr: Expr, index: Index) -> str:
-        source, out = self._input(expr, 0), self._out(expr)
-        widths = expr.attr("pad_widths")
-        dims, inside = list(index.dims), []
-        for pair in range(len(widths) // 2):
-            k = source.rank - 1 - pair
-            left, right = widths[2 * pair], widths[2 * pair + 1]
-            if left == 0 and right == 0:
-                continue
-            shifted = index.dims[k] if left == 0 else self.assign(f"{term(index.dims[k])} - {left}", "ix")
-            dims[k] = shifted
-            inside.append(self.assign(f"({shifted} >= 0) & ({shifted} < {source.shape[k]})", "inside"))
-        self._view_comment(expr, index)
-        value = self.value(expr.inputs[0], Index(tuple(dims), index.mask | frozenset(inside)))
-        fill = "0"
-        if len(expr.inputs) > 1:
-            fill = self._scalar_as(self._input(expr, 1), self.value(expr.inputs[1], index), out.dtype)
+    # ---- movements ------------------------------------------------------------------------
+    def _moved(self, move: Movement, index: Index) -> tuple[Index, str | None]:
+        """The operand index that `move` reads at `index`, and the name of the condition under which it
+        lies inside the operand (None where it always does)."""
+        dims, inside = source_index(move, index.dims, self.positions)
+        named = tuple(d if is_plain(d) else self.assign(d, "ix") for d in dims)
         if not inside:
-            return value
+            return Index(named, index.mask), None
         condition = self.assign(" & ".join(inside), "inside")
-        padded = _in_own_type(f"tl.where({condition}, {value}, {fill})", out.dtype)
-        return self.assign(padded, out.name.lower(), describe(expr))
+        return Index(named, index.mask | {condition}), condition
 
-    def _cat(self, expr: Expr, index: Index) -> str:
-        out, axis = self._out(expr), expr.attr("dim")
-        position = index.dims[axis]
-        pieces, start = [], 0
-        for name in expr.inputs:
-            extent = self.values[name].shape[axis]
-            if extent:
-                pieces.append((name, start, extent))
-            start += extent
+    def _movement(self, expr: Expr, index: Index) -> str:
+        """Each operand read at the index the layout algebra maps `index` to. Where that index falls outside
+        the operand, a pad reads its value and a cat its other pieces."""
+        out = self._out(expr)
         self._view_comment(expr, index)
-        text = None
-        for n, (name, start, extent) in enumerate(reversed(pieces)):
-            dims = list(index.dims)
-            dims[axis] = position if start == 0 else self.assign(f"{term(position)} - {start}", "ix")
-            first, last = n == len(pieces) - 1, n == 0
-            bounds = [f"({position} >= {start})"] * (not first) + [f"({position} < {start + extent})"] * (
-                not last
-            )
-            inside = self.assign(" & ".join(bounds), "inside") if bounds else None
-            mask = index.mask | ({inside} if inside else set())
-            piece = self.value(name, Index(tuple(dims), frozenset(mask)))
-            piece = convert(piece, self.values[name].dtype, out.dtype)
-            text = piece if text is None else f"tl.where({inside}, {piece}, {text})"
+        tensors = [name for name in expr.inputs if self.values[name].is_tensor]
+        moves = movement_of(expr, self.values)
+        text, condition = None, None
+        for name, move in reversed(list(zip(tensors, moves, strict=True))):  # the last piece of a cat first
+            if len(moves) > 1 and not math.prod(move.source):
+                continue
+            at, condition = self._moved(move, index)
+            piece = self.value(name, at)
+            if self.values[name].dtype is not out.dtype:
+                piece = convert(piece, self.values[name].dtype, out.dtype)
+            text = piece if text is None else f"tl.where({condition}, {piece}, {text})"
+        if expr.op is Op.PAD and condition is not None:
+            fill = "0"
+            if len(expr.inputs) > 1:
+                fill = self._scalar_as(self._input(expr, 1), self.value(expr.inputs[1], index), out.dtype)
+            text = _in_own_type(f"tl.where({condition}, {text}, {fill})", out.dtype)
         return self.assign(text, out.name.lower(), describe(expr))
 
     # ---- creation, masks, indexing ---------------------------------------------------------
@@ -393,6 +313,12 @@ class Lowering:
         keep = self.assign(f"{term(col)} - {term(row)} >= {expr.attr('diagonal')}", "keep")
         return self.assign(f"tl.where({keep}, {value}, 0)", self._out(expr).name.lower(), describe(expr))
 
+    def _through(self, expr: Expr, index: Index, dims: Sequence[str]) -> str:
+        """The operand of an indexing op read at `dims`."""
+        self._view_comment(expr, index)
+        named = [d if is_plain(d) else self.assign(d, "ix") for d in dims]
+        return self.value(expr.inputs[0], index.with_dims(named))
+
     def _loaded_position(self, name: str, index: Index) -> str:
         position = self.value(name, index)
         if self.wide_index and self.values[name].dtype is not DataType.Int:
@@ -413,9 +339,7 @@ class Lowering:
     def _gather(self, expr: Expr, index: Index) -> str:
         source, positions, out = self._input(expr, 0), self._input(expr, 1), self._out(expr)
         axis = expr.attr("dim")
-        loaded = self._loaded_position(
-            positions.name, index.with_dims(broadcast_dims(index.dims, out.shape, positions.shape))
-        )
+        loaded = self._loaded_position(positions.name, self._broadcast_index(positions, index, out.shape))
         dims = ["0" if source.shape[k] == 1 else index.dims[k] for k in range(source.rank)]
         dims[axis] = loaded
         return self._through(expr, index, dims)
@@ -442,16 +366,7 @@ def _python_cast(value: bool | int | float, dtype: DataType) -> bool | int | flo
 # how each op that is neither elementwise with an emitter nor a reduction is lowered at an index
 HANDLERS = {
     Op.CAST: Lowering._cast,
-    Op.BROADCAST_IN_DIM: Lowering._broadcast_in_dim,
-    Op.BROADCAST: Lowering._broadcast,
-    Op.EXPAND: Lowering._expand,
-    Op.RESHAPE: Lowering._reshape,
-    Op.PERMUTE: Lowering._permute,
-    Op.SQUEEZE: Lowering._squeeze,
-    Op.STRIDE_ORDER: Lowering._identity_view,
-    Op.SLICE: Lowering._slice,
-    Op.PAD: Lowering._pad,
-    Op.CAT: Lowering._cat,
+    **{op: Lowering._movement for op in MOVEMENT_OPS if op_def(op).computed is Computed.BY_LOWERING},
     Op.FULL: Lowering._full,
     Op.IOTA: Lowering._iota,
     Op.TRIU: Lowering._triu,

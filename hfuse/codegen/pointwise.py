@@ -16,6 +16,7 @@ from hfuse.codegen.lower import Index, Lowering
 from hfuse.codegen.options import Options
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Fusion
+from hfuse.layout import memory_order
 from hfuse.ops import Cost, op_def
 from hfuse.segment.model import Group
 
@@ -31,11 +32,6 @@ def output_spaces(group: Group, fusion: Fusion) -> list[tuple[tuple[int, ...], l
     if not spaces:
         raise UnsupportedError(f"group {group.id} has no outputs to compute")
     return list(spaces.items())
-
-
-def memory_order(strides: Sequence[int], shape: Sequence[int]) -> list[int]:
-    """Dims from outermost to innermost in memory (ties keep their logical order)."""
-    return sorted(range(len(shape)), key=lambda k: (-abs(strides[k]) if shape[k] != 1 else 0, k))
 
 
 def flat_part(
@@ -56,7 +52,7 @@ def flat_part(
         if numel % block
         else frozenset()
     )
-    order = memory_order(values[0].strides, shape)
+    order = memory_order(shape, values[0].strides)  # where dims of extent 1 fall does not matter
     dims = ["0"] * len(shape)
     for k, text in zip(order, delinearize(offs, [shape[k] for k in order]), strict=True):
         dims[k] = body.assign(text, f"d{k}")

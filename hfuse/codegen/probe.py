@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from hfuse.codegen.code import Body
 from hfuse.codegen.lower import Index, Lowering
 from hfuse.ir import Expr, Fusion, Value
+from hfuse.layout import innermost_dim
 
 
 class _Opaque:
@@ -20,13 +21,6 @@ class _Opaque:
 
     def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]:
         return {out: "0.0" for out in expr.outputs}
-
-
-def innermost_dim(value: Value) -> int | None:
-    dims = [k for k in range(value.rank) if value.shape[k] != 1]
-    if not dims:
-        return None
-    return min(reversed(dims), key=lambda k: abs(value.strides[k]))
 
 
 def load_axes(
@@ -44,7 +38,7 @@ def load_axes(
     found = []
     for name, index in lowering.loaded:
         value = fusion.value(name)
-        inner = innermost_dim(value)
+        inner = innermost_dim(value.shape, value.strides)
         if inner is None:
             continue
         axes = body.deps_of(index.dims[inner])

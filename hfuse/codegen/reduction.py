@@ -32,11 +32,11 @@ from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import Part, cdiv, next_power_of_2
 from hfuse.codegen.lower import Index, Lowering, describe
 from hfuse.codegen.options import Options
-from hfuse.codegen.probe import innermost_dim
 from hfuse.codegen.rows import reduced_dims, row_space, store_row_outputs, tile_rows
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion, Op, Value
+from hfuse.layout import innermost_dim
 from hfuse.segment.model import Group
 
 REDUCE = {Op.SUM: "tl.sum({0}, axis=1)", Op.MAX: "tl.max({0}, axis=1)", Op.MIN: "tl.min({0}, axis=1)",
@@ -423,7 +423,8 @@ def layout_warps(layout: Layout) -> int:
 def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
     space = row_space(group, fusion)
     rows, cols = space.rows, space.cols
-    rows_contiguous = any(innermost_dim(fusion.value(name)) in space.kept for name in space.full_outputs)
+    full = [fusion.value(name) for name in space.full_outputs]
+    rows_contiguous = any(innermost_dim(value.shape, value.strides) in space.kept for value in full)
     layout = choose_layout(rows, cols, space.outer, options, rows_contiguous)
     body = Body()
     body.reserve("prog", "pid")

@@ -18,8 +18,9 @@ from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
 from hfuse.codegen.lower import Index, Lowering
 from hfuse.codegen.options import Options
 from hfuse.codegen.pointwise import flat_part, output_spaces
-from hfuse.codegen.probe import innermost_dim, load_axes
+from hfuse.codegen.probe import load_axes
 from hfuse.ir import Fusion
+from hfuse.layout import innermost_dim
 from hfuse.segment.model import Group
 
 
@@ -27,7 +28,8 @@ def tile_axes(
     group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str]
 ) -> tuple[int, int] | None:
     """(output's contiguous axis, the axis an input is contiguous along), or None when they agree."""
-    a = innermost_dim(fusion.value(names[0]))
+    output = fusion.value(names[0])
+    a = innermost_dim(output.shape, output.strides)
     if a is None:
         return None
     weight: dict[int, int] = {}

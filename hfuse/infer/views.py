@@ -1,5 +1,6 @@
 """Shape rules of the view ops (broadcast, expand, reshape, permute, squeeze, stride order), the resize
-ops (slice, pad, cat) and triu."""
+ops (slice, pad, cat) and triu: each checks and normalizes the attributes, and the layout algebra
+gives the result shape."""
 
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ from hfuse.infer.common import (
     tensor_out,
 )
 from hfuse.ir import Op, Value
+from hfuse.layout import movement
+
+
+def _moved(op: Op, x: Value, attrs: dict[str, Any]) -> Inferred:
+    """The normalized attributes, and the output of the movement of `x` they describe."""
+    (move,) = movement(op, attrs, [x.shape])
+    return Inferred(attrs, [tensor_out(x.dtype, move.result)])
 
 
 def _required(op: Op, attrs: dict[str, Any], name: str) -> Any:
@@ -58,7 +66,7 @@ def broadcast_in_dim(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Infe
         raise fail(
             op, f"shape {shape} has a negative extent; -1 is allowed only at positions in broadcast_dims"
         )
-    return Inferred({"shape": tuple(shape), "broadcast_dims": dims}, [tensor_out(x.dtype, shape)])
+    return _moved(op, x, {"shape": tuple(shape), "broadcast_dims": dims})
 
 
 def broadcast(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
@@ -73,9 +81,7 @@ def broadcast(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
             f"is_broadcast_dim {list(flags)} has {flags.count(False)} False entries; it needs one per "
             f"input dim ({x.rank} for {x.describe()})",
         )
-    extents = iter(x.shape)
-    shape = tuple(1 if flag else next(extents) for flag in flags)
-    return Inferred({"is_broadcast_dim": flags}, [tensor_out(x.dtype, shape)])
+    return _moved(op, x, {"is_broadcast_dim": flags})
 
 
 def expand(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
@@ -90,7 +96,7 @@ def expand(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
             raise fail(op, f"shape {shape} has the negative extent {target}; only -1 (keep) is allowed")
         elif extent not in (1, target):
             raise fail(op, f"dim {i} of extent {extent} cannot expand to {target}; only extent-1 dims expand")
-    return Inferred({"shape": tuple(shape)}, [tensor_out(x.dtype, shape)])
+    return _moved(op, x, {"shape": tuple(shape)})
 
 
 def reshape(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
@@ -113,7 +119,7 @@ def reshape(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
             f"new_shape {shape} has {math.prod(shape)} elements but {x.describe()} has {x.numel}; "
             "they must match",
         )
-    return Inferred({"new_shape": tuple(shape)}, [tensor_out(x.dtype, shape)])
+    return _moved(op, x, {"new_shape": tuple(shape)})
 
 
 def permute(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
@@ -122,7 +128,7 @@ def permute(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
     dims = tuple(d % x.rank if -x.rank <= d < x.rank else d for d in given)
     if sorted(dims) != list(range(x.rank)):
         raise fail(op, f"dims {list(given)} is not a permutation of 0..{x.rank - 1} for {x.describe()}")
-    return Inferred({"dims": dims}, [tensor_out(x.dtype, [x.shape[d] for d in dims])])
+    return _moved(op, x, {"dims": dims})
 
 
 def squeeze(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
@@ -133,8 +139,7 @@ def squeeze(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
             raise fail(
                 op, f"dim {d} of {x.describe()} has extent {x.shape[d]}; only extent-1 dims can be squeezed"
             )
-    shape = [e for i, e in enumerate(x.shape) if i not in dims]
-    return Inferred({"dims": dims}, [tensor_out(x.dtype, shape)])
+    return _moved(op, x, {"dims": dims})
 
 
 def stride_order(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
@@ -144,7 +149,7 @@ def stride_order(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred
         raise fail(
             op, f"stride_order {list(order)} is not a permutation of 0..{x.rank - 1} for {x.describe()}"
         )
-    return Inferred({"stride_order": order}, [tensor_out(x.dtype, x.shape)])
+    return _moved(op, x, {"stride_order": order})
 
 
 def _clamp_index(index: int, extent: int) -> int:
@@ -169,9 +174,7 @@ def slice_(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
     clamped_ends = tuple(
         max(_clamp_index(e, n), s) for e, n, s in zip(ends, x.shape, clamped_starts, strict=True)
     )
-    shape = [e - s for s, e in zip(clamped_starts, clamped_ends, strict=True)]
-    normalized = {"starts": clamped_starts, "ends": clamped_ends, "strides": strides}
-    return Inferred(normalized, [tensor_out(x.dtype, shape)])
+    return _moved(op, x, {"starts": clamped_starts, "ends": clamped_ends, "strides": strides})
 
 
 def pad(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
@@ -187,13 +190,12 @@ def pad(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
             f"pad_widths {list(widths)} must be (left, right) pairs, innermost dim first, at most "
             f"{2 * x.rank} entries for {x.describe()}",
         )
-    shape = list(x.shape)
+    inferred = _moved(op, x, {"pad_widths": widths})
     for pair in range(len(widths) // 2):
         dim = x.rank - 1 - pair
-        shape[dim] += widths[2 * pair] + widths[2 * pair + 1]
-        if shape[dim] < 0:
+        if inferred.outputs[0].shape[dim] < 0:
             raise fail(op, f"pad_widths {list(widths)} crop dim {dim} of extent {x.shape[dim]} below zero")
-    return Inferred({"pad_widths": widths}, [tensor_out(x.dtype, shape)])
+    return inferred
 
 
 def cat(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
@@ -214,8 +216,7 @@ def cat(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
                     f"{first.describe()} and {t.describe()} differ in dim {d}; "
                     f"only the cat dim {dim} may differ",
                 )
-    shape = list(first.shape)
-    shape[dim] = sum(t.shape[dim] for t in tensors)
+    shape = movement(op, {"dim": dim}, [t.shape for t in tensors])[0].result
     return Inferred({"dim": dim}, [tensor_out(result_type(op, tensors), shape)])
 
 

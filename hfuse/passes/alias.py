@@ -3,26 +3,22 @@
 An output qualifies when it is reached from a tensor input by a chain of layout-only ops (SET,
 SLICE, RESHAPE where torch.view would accept it, PERMUTE, BROADCAST, BROADCAST_IN_DIM, EXPAND,
 SQUEEZE, and STRIDE_ORDER when the layout already has that order). The view's storage offset,
-shape and strides are computed step by step from the input's own strides. The values of the
-chain get the view's strides, and where a chain value is also read by other exprs those exprs get
-a private copy of the chain (contiguous, computed by a kernel), so that the alias exprs serve the
-aliased outputs only.
+shape and strides are computed step by step from the input's own strides by the layout algebra.
+The values of the chain get the view's strides, and where a chain value is also read by other
+exprs those exprs get a private copy of the chain (contiguous, computed by a kernel), so that the
+alias exprs serve the aliased outputs only.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hfuse.ir import Expr, Fusion, Op, Value, contiguous_strides
+from hfuse.layout import MOVEMENT_OPS, View, has_stride_order, movement_of, view_after
 
-VIEW_OPS = frozenset({
-    Op.SET, Op.SLICE, Op.RESHAPE, Op.PERMUTE, Op.BROADCAST, Op.BROADCAST_IN_DIM, Op.EXPAND, Op.SQUEEZE,
-    Op.STRIDE_ORDER,
-})  # fmt: skip
+VIEW_OPS = MOVEMENT_OPS - {Op.PAD, Op.CAT}  # a pad and a cat write values of their own (a fill, pieces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,86 +35,14 @@ class AliasInfo:
     strides: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class View:
-    offset: int
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-
-
-def view_strides(
-    shape: Sequence[int], strides: Sequence[int], new_shape: Sequence[int]
-) -> tuple[int, ...] | None:
-    """Strides of `new_shape` viewing the same elements, or None where torch.view would refuse
-    (a reshape that merges dims which are not contiguous with each other)."""
-    if math.prod(shape) == 0 or not shape:
-        return contiguous_strides(new_shape)
-    new_strides = [0] * len(new_shape)
-    view_dim = len(new_shape) - 1
-    chunk_base_stride = strides[-1]
-    tensor_numel = view_numel = 1
-    for dim in range(len(shape) - 1, -1, -1):
-        tensor_numel *= shape[dim]
-        chunk_ends = dim == 0 or (
-            shape[dim - 1] != 1 and strides[dim - 1] != tensor_numel * chunk_base_stride
-        )
-        if not chunk_ends:
-            continue
-        while view_dim >= 0 and (view_numel < tensor_numel or new_shape[view_dim] == 1):
-            new_strides[view_dim] = view_numel * chunk_base_stride
-            view_numel *= new_shape[view_dim]
-            view_dim -= 1
-        if view_numel != tensor_numel:
-            return None
-        if dim > 0:
-            chunk_base_stride = strides[dim - 1]
-            tensor_numel = view_numel = 1
-    return tuple(new_strides) if view_dim == -1 else None
-
-
-def has_stride_order(shape: Sequence[int], strides: Sequence[int], order: Sequence[int]) -> bool:
-    """Whether the layout orders dims as `order` does (order[i] is dim i's rank in memory, 0 innermost).
-    Dims of extent 1 have no place in memory and are ignored."""
-    dims = [d for d in sorted(range(len(shape)), key=lambda d: -order[d]) if shape[d] != 1]
-    return all(strides[outer] >= strides[inner] for outer, inner in zip(dims, dims[1:], strict=False))
-
-
-def apply_view(expr: Expr, view: View, result_shape: tuple[int, ...]) -> View | None:
-    """The view after `expr`, or None where `expr` would have to move data."""
-    shape, strides = view.shape, view.strides
-    match expr.op:
-        case Op.SET:
-            return view
-        case Op.SLICE:
-            if any(step != 1 for step in expr.attr("strides")):
-                return None
-            offset = view.offset + sum(s * st for s, st in zip(expr.attr("starts"), strides, strict=True))
-            return View(offset, result_shape, strides)
-        case Op.RESHAPE:
-            new = view_strides(shape, strides, result_shape)
-            return None if new is None else View(view.offset, result_shape, new)
-        case Op.PERMUTE:
-            return View(view.offset, result_shape, tuple(strides[d] for d in expr.attr("dims")))
-        case Op.BROADCAST_IN_DIM:
-            out = [0] * len(result_shape)
-            for in_dim, out_dim in enumerate(expr.attr("broadcast_dims")):
-                out[out_dim] = strides[in_dim] if shape[in_dim] == result_shape[out_dim] else 0
-            return View(view.offset, result_shape, tuple(out))
-        case Op.BROADCAST:
-            kept = iter(strides)
-            out = tuple(0 if is_new else next(kept) for is_new in expr.attr("is_broadcast_dim"))
-            return View(view.offset, result_shape, out)
-        case Op.EXPAND:
-            out = tuple(s if n == m else 0 for s, n, m in zip(strides, shape, result_shape, strict=True))
-            return View(view.offset, result_shape, out)
-        case Op.SQUEEZE:
-            dropped = set(expr.attr("dims"))
-            return View(
-                view.offset, result_shape, tuple(s for i, s in enumerate(strides) if i not in dropped)
-            )
-        case Op.STRIDE_ORDER:
-            return view if has_stride_order(shape, strides, expr.attr("stride_order")) else None
-    return None
+def apply_view(expr: Expr, view: View, values: dict[str, Value]) -> View | None:
+    """The view after `expr`, or None where `expr` would have to move data (or, for a stride_order, where
+    the layout lacks the order asked for)."""
+    order = expr.attr("stride_order")
+    if expr.op is Op.STRIDE_ORDER and not has_stride_order(view.shape, view.strides, order):
+        return None
+    (move,) = movement_of(expr, values)
+    return view_after(move, view)
 
 
 def _view_chain(fusion: Fusion, name: str, producers: dict[str, Expr]) -> tuple[str, list[Expr]] | None:
@@ -138,6 +62,7 @@ def _view_chain(fusion: Fusion, name: str, producers: dict[str, Expr]) -> tuple[
 def find_aliases(fusion: Fusion) -> tuple[tuple[AliasInfo, ...], dict[str, View]]:
     """Every output that is a view of an input, and the view of each value on the chains."""
     producers = {name: e for e in fusion.exprs for name in e.outputs}
+    values = fusion.value_map
     candidates: dict[str, tuple[str, list[Expr], dict[str, View]]] = {}
     for out in fusion.outputs:
         if out.alias_input is not None or out.name in candidates:
@@ -150,7 +75,7 @@ def find_aliases(fusion: Fusion) -> tuple[tuple[AliasInfo, ...], dict[str, View]
         view: View | None = View(0, value.shape, value.strides)
         chain_views = {}
         for expr in chain:
-            view = apply_view(expr, view, fusion.value(expr.outputs[0]).shape)
+            view = apply_view(expr, view, values)
             if view is None:
                 break
             chain_views[expr.outputs[0]] = view

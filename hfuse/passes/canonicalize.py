@@ -1,7 +1,8 @@
 """Canonicalization: exprs that do not change their operand are folded into it.
 
 A SET, a reshape to the same shape, an identity permute, a full slice, a zero pad, a cast to the
-same dtype (and the other no-op views listed in `is_noop`) are removed and their result is renamed
+same dtype (any movement that reads every element where it writes it, see `layout.is_identity`),
+and a stride_order a contiguous operand already has, are removed and their result is renamed
 to their operand everywhere it is used. SEGMENT_SET is kept: it is the user's request for a kernel
 boundary, not a computation.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from hfuse.ir import Expr, Fusion, Op, Output, Value
+from hfuse.layout import MOVEMENT_OPS, is_identity, movement_of, row_major
 
 
 def is_noop(expr: Expr, values: dict[str, Value]) -> bool:
@@ -20,25 +22,13 @@ def is_noop(expr: Expr, values: dict[str, Value]) -> bool:
     source, result = values[expr.inputs[0]], values[expr.outputs[0]]
     if not source.is_tensor or source.shape != result.shape or source.dtype != result.dtype:
         return False
-    rank = source.rank
-    match expr.op:
-        case Op.SET | Op.CAST:
-            return True
-        case Op.RESHAPE | Op.EXPAND | Op.SQUEEZE | Op.BROADCAST:
-            return True  # same shape in and out: nothing was split, merged, added or removed
-        case Op.PERMUTE:
-            return tuple(expr.attr("dims")) == tuple(range(rank))
-        case Op.BROADCAST_IN_DIM:
-            return tuple(expr.attr("broadcast_dims")) == tuple(range(rank))
-        case Op.SLICE:
-            return all(s == 0 for s in expr.attr("starts")) and all(st == 1 for st in expr.attr("strides"))
-        case Op.PAD:
-            return all(w == 0 for w in expr.attr("pad_widths"))
-        case Op.CAT:
-            return len(expr.inputs) == 1
-        case Op.STRIDE_ORDER:
-            row_major = tuple(range(rank - 1, -1, -1))
-            return tuple(expr.attr("stride_order")) == row_major and source.is_contiguous
+    if expr.op is Op.CAST:
+        return True
+    if expr.op is Op.STRIDE_ORDER:  # a request for a layout: a no-op where the operand already has it
+        return tuple(expr.attr("stride_order")) == row_major(source.rank) and source.is_contiguous
+    if expr.op in MOVEMENT_OPS:
+        moves = movement_of(expr, values)
+        return len(moves) == 1 and is_identity(moves[0])
     return False
 
 

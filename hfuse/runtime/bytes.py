@@ -3,8 +3,9 @@
 Reads: each element of a segment's input tensors that the segment actually reads, once: a slice
 counts its slice, a broadcast (stride 0) input counts its distinct elements. Writes: each element of
 the segment's outputs. Which input elements are read is found by walking the segment's exprs backwards
-from its outputs with a mask of needed elements per value; most ops need every element of their
-inputs, and only then is no mask built (`EVERY`).
+from its outputs with a mask of needed elements per value (through movements and broadcasting as the
+layout algebra maps them); most ops need every element of their inputs, and only then is no mask
+built (`EVERY`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,20 @@ from collections.abc import Iterable, Sequence
 import torch
 
 from hfuse.ir import Expr, Family, Fusion, Op, Value
+from hfuse.layout import (
+    MOVEMENT_OPS,
+    Movement,
+    implicit_broadcast,
+    movement,
+    read_mask,
+    reads_every_element,
+)
 from hfuse.segment.model import Group, SchedulerKind
 
 EVERY = None  # the mask meaning "every element is needed"
 Mask = torch.Tensor | None
 
 _ELEMENTWISE = (Family.UNARY, Family.BINARY, Family.TERNARY, Family.CAST)
-_PARTIAL_READERS = (Op.SLICE, Op.PAD, Op.SELECT)  # ops that may read only part of their input
 
 
 def segment_bytes(fusion: Fusion, group: Group) -> tuple[int, int]:
@@ -84,15 +92,36 @@ def needed_elements(fusion: Fusion, exprs: Sequence[Expr], outputs: Iterable[str
 
 def _input_masks(fusion: Fusion, expr: Expr, out_mask: Mask) -> list[tuple[str, Mask]]:
     tensors = [fusion.value(n) for n in expr.inputs if fusion.value(n).is_tensor]
-    if out_mask is EVERY and expr.op not in _PARTIAL_READERS:
-        return [(v.name, EVERY) for v in tensors]
     out = fusion.value(expr.outputs[0])
+    moves = _movements(expr, tensors, out)
+    if moves is not None:
+        return [(v.name, _read(move, out_mask)) for v, move in zip(tensors, moves, strict=True)]
+    if out_mask is EVERY and expr.op is not Op.SELECT:
+        return [(v.name, EVERY) for v in tensors]
     if out_mask is EVERY:
         out_mask = torch.ones(out.shape, dtype=torch.bool)
     rule = _RULES.get(expr.op) or _FAMILY_RULES.get(expr.op.family)
     if rule is None:
         return [(v.name, EVERY) for v in tensors]
     return [(v.name, rule(fusion, expr, v, out_mask, out)) for v in tensors]
+
+
+def _movements(expr: Expr, tensors: list[Value], out: Value) -> tuple[Movement, ...] | None:
+    """How `expr` reads each tensor operand, where it is a movement or reads them at its own index
+    (elementwise ops with broadcasting, triu); None for other ops."""
+    if expr.op in MOVEMENT_OPS:
+        return movement(expr.op, expr.attr_dict, [v.shape for v in tensors])
+    if expr.op.family in _ELEMENTWISE or expr.op is Op.TRIU:
+        return tuple(implicit_broadcast(v.shape, out.shape) for v in tensors)
+    return None
+
+
+def _read(move: Movement, needed: Mask) -> Mask:
+    if needed is EVERY:
+        if reads_every_element(move):
+            return EVERY
+        needed = torch.ones(move.result, dtype=torch.bool)
+    return read_mask(move, needed)
 
 
 def _union(a: Mask, b: Mask) -> Mask:
@@ -106,22 +135,7 @@ def _union_all(masks: list[Mask]) -> Mask:
     return result
 
 
-def _any_to_shape(mask: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
-    """Reduce a mask of a broadcast result to the shape of one operand (numpy broadcasting rules)."""
-    extra = mask.dim() - len(shape)
-    if extra:
-        mask = mask.any(dim=tuple(range(extra)))
-    dims = tuple(d for d, n in enumerate(shape) if n == 1 and mask.shape[d] != 1)
-    if dims:
-        mask = mask.any(dim=dims, keepdim=True)
-    return mask
-
-
 # Each rule: (fusion, expr, one tensor operand x, mask of the expr's output, the output) -> mask of x.
-
-
-def _elementwise(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    return _any_to_shape(mask, x.shape)
 
 
 def _reduction(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
@@ -134,74 +148,6 @@ def _reduction(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Va
     return mask.any(dim=dims, keepdim=True).expand(x.shape)
 
 
-def _broadcast_in_dim(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    kept = expr.attr("broadcast_dims")
-    new_dims = tuple(d for d in range(out.rank) if d not in kept)
-    if new_dims:
-        mask = mask.any(dim=new_dims)
-    return _any_to_shape(mask, x.shape)
-
-
-def _broadcast(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    new_dims = tuple(d for d, is_new in enumerate(expr.attr("is_broadcast_dim")) if is_new)
-    return mask.any(dim=new_dims) if new_dims else mask
-
-
-def _reshape(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    return mask.reshape(x.shape)
-
-
-def _permute(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    dims = expr.attr("dims")
-    inverse = [0] * len(dims)
-    for new, old in enumerate(dims):
-        inverse[old] = new
-    return mask.permute(inverse)
-
-
-def _squeeze(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    for d in sorted(expr.attr("dims")):
-        mask = mask.unsqueeze(d)
-    return mask
-
-
-def _same_shape(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    return mask
-
-
-def _slice(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    read = torch.zeros(x.shape, dtype=torch.bool)
-    bounds = zip(expr.attr("starts"), expr.attr("ends"), expr.attr("strides"), strict=True)
-    read[tuple(slice(start, end, step) for start, end, step in bounds)] = mask
-    return read
-
-
-def _pad(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    widths = expr.attr("pad_widths")
-    read = torch.zeros(x.shape, dtype=torch.bool)
-    src, dst = [], []
-    for d in range(x.rank):
-        k = x.rank - 1 - d  # pad widths come innermost dim first
-        left = widths[2 * k] if 2 * k < len(widths) else 0
-        lo = max(0, -left)  # negative widths crop
-        hi = max(lo, min(x.shape[d], out.shape[d] - left))
-        src.append(slice(lo, hi))
-        dst.append(slice(lo + left, hi + left))
-    read[tuple(src)] = mask[tuple(dst)]
-    return read
-
-
-def _cat(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
-    dim, start = expr.attr("dim"), 0
-    read = torch.zeros(x.shape, dtype=torch.bool)
-    for name in expr.inputs:
-        extent = fusion.value(name).shape[dim]
-        if name == x.name:
-            read |= mask.narrow(dim, start, extent)
-        start += extent
-    return read
-
-
 def _select(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value) -> Mask:
     index = fusion.value(expr.inputs[1]).const
     if index is None:  # a symbolic index may pick any element
@@ -211,22 +157,5 @@ def _select(fusion: Fusion, expr: Expr, x: Value, mask: torch.Tensor, out: Value
     return read
 
 
-_RULES = {
-    Op.BROADCAST_IN_DIM: _broadcast_in_dim,
-    Op.BROADCAST: _broadcast,
-    Op.EXPAND: _elementwise,
-    Op.RESHAPE: _reshape,
-    Op.PERMUTE: _permute,
-    Op.SQUEEZE: _squeeze,
-    Op.STRIDE_ORDER: _same_shape,
-    Op.TRIU: _same_shape,
-    Op.SLICE: _slice,
-    Op.PAD: _pad,
-    Op.CAT: _cat,
-    Op.SELECT: _select,
-}
-_FAMILY_RULES = {
-    **dict.fromkeys(_ELEMENTWISE, _elementwise),
-    Family.REDUCTION: _reduction,
-    Family.VAR: _reduction,
-}
+_RULES = {Op.SELECT: _select}
+_FAMILY_RULES = {Family.REDUCTION: _reduction, Family.VAR: _reduction}

@@ -18,8 +18,9 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from hfuse.ir import Expr, Fusion, Op, Value
+from hfuse.layout import innermost_dim, strides_for
 from hfuse.ops import op_def
-from hfuse.segment.dims import dim_links, innermost_dim, is_elementwise
+from hfuse.segment.dims import dim_links, is_elementwise
 from hfuse.segment.model import IterSpace, SchedulerKind
 
 RESHAPING_VIEWS = frozenset({Op.BROADCAST_IN_DIM, Op.BROADCAST, Op.EXPAND, Op.SQUEEZE, Op.RESHAPE})
@@ -129,11 +130,8 @@ def _transposed_input(
     for out in written:
         if out.rank < 2:
             continue
-        if out.name in stride_orders:
-            order = stride_orders[out.name]
-            inner = order.index(0) if out.shape[order.index(0)] > 1 else None
-        else:
-            inner = innermost_dim(out.shape, out.strides)
+        order = stride_orders.get(out.name)
+        inner = innermost_dim(out.shape, out.strides if order is None else strides_for(out.shape, order))
         if inner is None:
             continue
         stack, seen = [(out.name, inner)], set()

@@ -1,4 +1,4 @@
-"""nvFuser's description of a tensor layout (contiguity + stride_order) and concrete strides.
+"""Strides and memory order, and nvFuser's description of a layout (contiguity + stride_order).
 
 `stride_order[i]` is the rank of logical dim i in memory: the largest value is the outermost
 dim, 0 the innermost. Contiguity is listed in that memory order, outermost first, with None for
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 
 def row_major(rank: int) -> tuple[int, ...]:
+    """The stride order of a row-major (contiguous) tensor: the last dim innermost."""
     return tuple(range(rank - 1, -1, -1))
 
 
@@ -28,6 +29,22 @@ def strides_for(shape: Sequence[int], stride_order: Sequence[int] = ()) -> tuple
 def memory_order(shape: Sequence[int], strides: Sequence[int]) -> list[int]:
     """Dims from outermost to innermost: by stride, largest first; ties keep logical order."""
     return sorted(range(len(shape)), key=lambda d: (-strides[d], d))
+
+
+def innermost_dim(shape: Sequence[int], strides: Sequence[int]) -> int | None:
+    """The dim that walks memory with the smallest step: the smallest non-zero stride among dims of
+    extent > 1 (the last such dim on ties); None when no dim moves through memory."""
+    candidates = [d for d in range(len(shape)) if shape[d] > 1 and strides[d] != 0]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda d: (strides[d], -d))
+
+
+def has_stride_order(shape: Sequence[int], strides: Sequence[int], order: Sequence[int]) -> bool:
+    """Whether the layout orders dims as `order` does (order[i] is dim i's rank in memory, 0 innermost).
+    Dims of extent 1 have no place in memory and are ignored."""
+    dims = [d for d in sorted(range(len(shape)), key=lambda d: -order[d]) if shape[d] != 1]
+    return all(strides[outer] >= strides[inner] for outer, inner in zip(dims, dims[1:], strict=False))
 
 
 def layout_of(shape: Sequence[int], strides: Sequence[int]) -> tuple[list[bool | None], list[int]]:
