@@ -12,7 +12,6 @@ import torch
 import torch.nn.functional as F
 
 from hfuse.dtypes import DataType
-from hfuse.infer import infer
 from hfuse.ir import Kind, Op, Value
 from hfuse.layout import (
     Along,
@@ -37,6 +36,7 @@ from hfuse.layout import (
     strides_for,
     view_after,
 )
+from hfuse.ops import infer
 
 FILL = -1.0  # what a pad reads outside its operand
 
