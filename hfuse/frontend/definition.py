@@ -17,7 +17,7 @@ import torch
 
 from hfuse import settings
 from hfuse.dtypes import DataType, python_dtype
-from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError
+from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError, loc_of
 from hfuse.frontend import legacy
 from hfuse.frontend.binding import build, coerce, input_records, signature
 from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
@@ -154,7 +154,7 @@ class FusionDefinition:
 
     # recording
     def _error(self, message: str) -> DefinitionError:
-        return DefinitionError(message, loc=self._loc)
+        return DefinitionError(message, loc=loc_of(self._loc))
 
     def _record(self, record: Record) -> None:
         limit = settings.MAX_OPS.as_int()
