@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import torch
 
 from hfuse import settings
+from hfuse.backends import EAGER, HFUSE
 from hfuse.dtypes import DataType, python_dtype
 from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError, loc_of
 from hfuse.frontend import legacy
@@ -379,7 +380,7 @@ class FusionDefinition:
         device: Any = None,
         profile: bool = False,
         alias_outputs: bool = True,
-        backend: str = "hfuse",
+        backend: str = HFUSE,
         **nvfuser_keywords: Any,
     ) -> list[torch.Tensor]:
         """Run the fusion. backend="eager" evaluates it op by op with torch; any other backend is
@@ -394,7 +395,7 @@ class FusionDefinition:
         inputs = flat_inputs(inputs) or []
         bound = self._bound(inputs)
         fusion = bound.fusion
-        if backend == "eager":
+        if backend == EAGER:
             from hfuse.reference import evaluate
 
             self._last = LastRun(backend, fusion, None, None)

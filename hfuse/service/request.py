@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from hfuse import errors
+from hfuse.backends import HFUSE
 from hfuse.codegen.model import KernelSource
 from hfuse.errors import HfuseError, KernelError, Loc
 from hfuse.ir import Fusion
@@ -55,7 +56,7 @@ class RunRequest:
     """What to run: a script's text, the backend and, where it differs from the default, the device."""
 
     text: str
-    backend: str = "hfuse"
+    backend: str = HFUSE
     alias_outputs: bool = True
     device: str | None = None  # None: 'cuda' when there is a GPU, else 'cpu'
     baselines: tuple[str, ...] = ()  # backends profiled beside it, on a GPU only (e.g. "eager", "inductor")

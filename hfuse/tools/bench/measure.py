@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
+from hfuse.backends import EAGER, HFUSE
 from hfuse.errors import HfuseError
 
 ROUNDS = 3
@@ -89,10 +90,10 @@ def candidates(
         compiled_combo(*inputs)  # compiles under the patched config
     clone_source = torch.empty(max(nbytes // 2, 1), dtype=torch.uint8, device="cuda")
     return [
-        Candidate("eager", lambda: reference(*inputs)),
+        Candidate(EAGER, lambda: reference(*inputs)),
         Candidate("torch.compile", lambda: compiled(*inputs)),
         Candidate("combo", lambda: compiled_combo(*inputs)),
-        Candidate("hfuse", lambda: fd.execute(inputs, alias_outputs=False), plan_kernels),
+        Candidate(HFUSE, lambda: fd.execute(inputs, alias_outputs=False), plan_kernels),
         Candidate("clone", clone_source.clone),
     ]
 

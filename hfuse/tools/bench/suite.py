@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 
 from hfuse import settings
+from hfuse.backends import EAGER, HFUSE
 from hfuse.errors import HfuseError
 
 COMPILE_CASES = ("nanogpt/qkv_split", "large/layernorm", "large/cross_entropy")
@@ -154,7 +155,7 @@ def summary(rows: Sequence[Row]) -> list[str]:
     ]
     ratios: dict[str, list[float]] = {}
     for (size, case), found in sorted(by_case.items()):
-        h, c, e, k = found["hfuse"], found["torch.compile"], found["eager"], found["clone"]
+        h, c, e, k = found[HFUSE], found["torch.compile"], found[EAGER], found["clone"]
         ratios.setdefault(size, []).append(h.vs_compile)
         lines.append(
             f"| {size} | {case} | {h.kernels} / {c.kernels} | {h.kernel_us:.1f} | {c.kernel_us:.1f} | "
