@@ -3,6 +3,7 @@
 import streamlit as st
 from code_editor import code_editor
 
+from hfuse.backends import HFUSE, NAIVE
 from hfuse.errors import HfuseError
 from hfuse.examples import list_examples
 from ui import builder_panel, pipeline, state, views
@@ -100,13 +101,13 @@ def status() -> bool:
     counts = f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs"
     try:
         kernels = {
-            s: pipeline.compiled_of(text, s, state.option("outputs")).kernel_count for s in ("naive", "hfuse")
+            s: pipeline.compiled_of(text, s, state.option("outputs")).kernel_count for s in (NAIVE, HFUSE)
         }
     except HfuseError as err:
         st.success(f"Parsed: {counts}.")
         views.show_error(err, text)
         return False
-    st.success(f"Parsed: {counts}. Kernels: naive {kernels['naive']}, hfuse {kernels['hfuse']}.")
+    st.success(f"Parsed: {counts}. Kernels: {', '.join(f'{s} {n}' for s, n in kernels.items())}.")
     return True
 
 

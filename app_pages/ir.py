@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from hfuse.backends import HFUSE
 from hfuse.errors import HfuseError
 from hfuse.printer import print_fusion
 from ui import pipeline, state, views
@@ -21,7 +22,7 @@ if fusion is not None:
     with normalized:
         st.subheader("After the passes")
         try:
-            compiled = pipeline.compiled_of(text, "hfuse", "views")
+            compiled = pipeline.compiled_of(text, HFUSE, "views")
             st.caption(
                 f"{len(compiled.scheduled.exprs)} ops after canonicalization, alias analysis and "
                 "dead code removal. Outputs that stay views of an input are dashed."

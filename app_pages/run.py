@@ -9,6 +9,7 @@ from datetime import datetime
 
 import streamlit as st
 
+from hfuse.backends import EAGER, INDUCTOR
 from hfuse.runtime.device import device_name, has_cuda
 from hfuse.service.request import RunRequest, RunResult
 from hfuse.service.worker import shared_service
@@ -17,7 +18,7 @@ from ui import state, views
 
 REPORT = "run_report"  # ((text, strategy, outputs), RunResult) of the last run that worked
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
-BASELINES = {"eager": "torch eager", "inductor": "torch.compile"}
+BASELINES = {EAGER: "torch eager", INDUCTOR: "torch.compile"}
 
 
 def _ms(value: float | None) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from hfuse import settings
 from hfuse.dtypes import DataType
-from hfuse.errors import DefinitionError, LimitError
+from hfuse.errors import DefinitionError, LimitError, loc_of
 from hfuse.infer.common import OutSpec
 from hfuse.ir import Expr, Fusion, Kind, Op, Output, Value, contiguous_strides, freeze_attrs
 from hfuse.ops import infer
@@ -62,13 +62,9 @@ class FusionBuilder:
     ) -> tuple[Value, ...]:
         try:
             inferred = infer(op, list(inputs), dict(attrs or {}))
-        except DefinitionError as err:
+        except (DefinitionError, LimitError) as err:
             if err.loc is None and loc is not None:
-                raise DefinitionError(str(err), loc=loc) from None
-            raise
-        except LimitError as err:
-            if loc is not None:
-                raise LimitError(f"line {loc[0]}, column {loc[1]}: {err}") from None
+                raise type(err)(err.reason, loc=loc_of(loc), expr=err.expr) from None
             raise
         self._count_result_bytes(op, inferred.outputs, loc)
         outs = tuple(self._new(s.kind, s.dtype, s.shape, const=s.const) for s in inferred.outputs)
@@ -89,10 +85,10 @@ class FusionBuilder:
         self._result_bytes += sum(math.prod(s.shape) * s.dtype.itemsize for s in tensors)
         limit = settings.MAX_OUTPUT_BYTES.as_int()
         if self._result_bytes > limit:
-            where = f"line {loc[0]}, column {loc[1]}: " if loc is not None else ""
             raise LimitError(
-                f"{where}{op.frontend_name}: the fusion's results take {self._result_bytes} bytes up to "
-                f"here; the limit is {limit} bytes (set {settings.MAX_OUTPUT_BYTES.env} to compute more)"
+                f"{op.frontend_name}: the fusion's results take {self._result_bytes} bytes up to "
+                f"here; the limit is {limit} bytes (set {settings.MAX_OUTPUT_BYTES.env} to compute more)",
+                loc=loc_of(loc),
             )
 
     def add_output(

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from hfuse.backends import EAGER, HFUSE, NAIVE
 from hfuse.codegen import generate
 from hfuse.codegen.model import KernelSource
 from hfuse.ir import Fusion
@@ -52,11 +53,11 @@ class Compiled:
         return next((k for k in self.kernels if k.group_id == group.id), None)
 
 
-def compile_fusion(fusion: Fusion, *, strategy: str = "hfuse", alias_outputs: bool = True) -> Compiled:
+def compile_fusion(fusion: Fusion, *, strategy: str = HFUSE, alias_outputs: bool = True) -> Compiled:
     """Compile a fusion to Triton kernels (exported as `hfuse.compile`)."""
     stage_ms: dict[str, float] = {}
     # The naive strategy stands for fusion compilers without alias analysis: every output gets a kernel.
-    aliasing = alias_outputs and strategy != "naive"
+    aliasing = alias_outputs and strategy != NAIVE
     passed = _timed(stage_ms, "passes", lambda: run_passes(fusion, alias_outputs=aliasing))
     segmentation = _timed(
         stage_ms, "segment", lambda: segment(passed.fusion, strategy=strategy, alias=passed.aliases)
@@ -67,7 +68,7 @@ def compile_fusion(fusion: Fusion, *, strategy: str = "hfuse", alias_outputs: bo
     return Compiled(fusion, strategy, alias_outputs, passed, segmentation, kernels, stage_ms, codegen_ms)
 
 
-def compile_eager(fusion: Fusion, *, strategy: str = "eager") -> Compiled:
+def compile_eager(fusion: Fusion, *, strategy: str = EAGER) -> Compiled:
     """The plan of a backend that runs the whole definition with torch: one TORCH segment, no kernels."""
     group = Group(
         id=0,

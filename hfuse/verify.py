@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hfuse.errors import DefinitionError
+from hfuse.errors import DefinitionError, loc_of
 from hfuse.ir import Fusion
 
 
@@ -33,7 +33,7 @@ def verify(fusion: Fusion) -> None:
                 raise DefinitionError(
                     f"{name} is used before it is defined\n{_window(fusion, index)}",
                     expr=str(expr),
-                    loc=expr.loc,
+                    loc=loc_of(expr.loc),
                 )
         for name in expr.outputs:
             if name in defined:

@@ -8,8 +8,9 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from hfuse import share
-from hfuse.errors import KernelError
+from hfuse.errors import KernelError, ParseError
 from hfuse.examples import get_example
+from hfuse.loader import load
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.service import worker
 from hfuse.service.request import OutputSummary, RunResult, failed_result, run_request
@@ -139,6 +140,29 @@ DAMAGED_LINKS = {
     "newer version": ({"f": share.encode_definition(SEED), "v": "7"}, "format version"),
     "unknown short id": ({"s": "AAAAAAAAAAAA", "v": "1"}, "not known on this server"),
 }
+
+
+LOOP_SCRIPT = """from nvfuser import FusionDefinition, DataType
+
+with FusionDefinition() as fd:
+    T0 = fd.define_tensor(shape=[4, 8], dtype=DataType.Float)
+    for i in range(2):
+        fd.add_output(T0)
+"""
+
+
+def test_the_editor_shows_the_line_of_a_parse_error_from_its_loc():
+    with pytest.raises(ParseError) as caught:
+        load(LOOP_SCRIPT, device="meta")
+    loc = caught.value.loc
+    at = type_text(use_plain_editor(open_app()), LOOP_SCRIPT)
+    assert not at.exception
+    (message,) = errors(at)
+    assert message.startswith(f"**ParseError** at line {loc.line}, column {loc.column}: for loops are not")
+    lines = LOOP_SCRIPT.splitlines()
+    shown = [f"{n:4d} | {lines[n - 1]}" for n in range(loc.line - 2, loc.line + 1)]
+    caret = "     | " + " " * (loc.column - 1) + "^"
+    assert [c.value for c in at.code] == ["\n".join([*shown, caret])]
 
 
 @pytest.mark.parametrize("params, message", DAMAGED_LINKS.values(), ids=DAMAGED_LINKS.keys())

@@ -302,7 +302,7 @@ def test_thunder_inputs_keep_their_strides_and_dtypes():
 def test_definition_errors_carry_line_and_source(script, message, line):
     with pytest.raises(DefinitionError, match=message) as caught:
         load(script, device="cpu")
-    assert caught.value.loc[0] == line
+    assert caught.value.loc.line == line
 
 
 # (id, script, message, line)
@@ -373,7 +373,7 @@ PARSE_ERRORS = [
 def test_parse_errors_say_where_and_what(script, message, line):
     with pytest.raises(ParseError, match=re.escape(message)) as caught:
         load(script, device="cpu")
-    assert caught.value.line == line
+    assert caught.value.loc.line == line
     assert script.splitlines()[line - 1].strip()[:10] in str(caught.value)
 
 

@@ -183,7 +183,7 @@ HOSTILE = [
 
 def _line_of(error: Exception) -> int:
     if isinstance(error, ParseError):
-        return error.line
+        return error.loc.line
     found = re.match(r"line (\d+),", str(error))
     assert found, f"no line in {error}"
     return int(found.group(1))

@@ -15,7 +15,9 @@ import pytest
 import torch
 
 from hfuse import settings
-from hfuse.errors import DefinitionError, KernelError, LimitError, ParseError
+from hfuse.errors import DefinitionError, HfuseError, KernelError, LimitError, Loc, ParseError
+from hfuse.loader import load
+from hfuse.reference import evaluate
 from hfuse.service.request import PREVIEW_ELEMENTS, RunFailure, RunRequest
 from hfuse.service.worker import RunService
 
@@ -72,19 +74,29 @@ def test_a_result_carries_a_preview_not_the_outputs(service):
     assert len(pickle.dumps(result)) < 64_000  # the output alone would be 1 MiB
 
 
-@pytest.mark.parametrize(
-    "text, kind, match",
-    [
-        ("x = (", ParseError, r"line 1, column 5: the script is not valid Python"),
-        (
-            GOOD.replace("fd.ops.mul(x, 3.0)", "fd.ops.mul(x, x, x)"),
-            DefinitionError,
-            r"line 7, column 9: fd\.ops\.mul",
-        ),
-        (GOOD.replace("ones(4, 8", "ones(4, 8, 1, 1, 1, 1, 1, 1, 1"), LimitError, "HFUSE_MAX_RANK"),
-    ],
-    ids=["syntax-error", "bad-op-call", "rank-limit"],
-)
+BAD_SCRIPTS = [
+    ("x = (", ParseError, r"line 1, column 5: the script is not valid Python"),
+    (
+        GOOD.replace("fd.ops.mul(x, 3.0)", "fd.ops.mul(x, x, x)"),
+        DefinitionError,
+        r"line 7, column 9: fd\.ops\.mul",
+    ),
+    (GOOD.replace("ones(4, 8", "ones(4, 8, 1, 1, 1, 1, 1, 1, 1"), LimitError, "HFUSE_MAX_RANK"),
+]
+BAD_SCRIPT_IDS = ["syntax-error", "bad-op-call", "rank-limit"]
+# The torch reference fails on an index out of range: a DefinitionError that names its expr.
+BAD_INDEX = """
+from nvfuser import FusionDefinition
+import torch
+inputs = [torch.randn(3), torch.tensor([0, 7, 1])]
+with FusionDefinition() as fd:
+    x = fd.from_pytorch(inputs[0])
+    i = fd.from_pytorch(inputs[1])
+    fd.add_output(fd.ops.gather(x, i, dim=0))
+"""
+
+
+@pytest.mark.parametrize("text, kind, match", BAD_SCRIPTS, ids=BAD_SCRIPT_IDS)
 def test_a_bad_script_comes_back_as_its_error(service, text, kind, match):
     pid = service.worker_pid
     result = service.run(RunRequest(text))
@@ -94,6 +106,23 @@ def test_a_bad_script_comes_back_as_its_error(service, text, kind, match):
     assert str(error) == result.failure.message
     assert re.search(match, result.failure.message)
     assert service.worker_pid == pid  # a user error leaves the worker as it was
+
+
+@pytest.mark.parametrize(
+    "text",
+    [case[0] for case in BAD_SCRIPTS] + [BAD_INDEX],
+    ids=[*BAD_SCRIPT_IDS, "reference-fails-on-an-expr"],
+)
+def test_an_error_raised_in_the_worker_comes_back_with_its_loc_and_expr(service, text):
+    with pytest.raises(HfuseError) as caught:  # the worker's first steps, in this process
+        script = load(text, device="cpu")
+        evaluate(script.fusion, script.inputs)
+    raised = caught.value
+    assert raised.loc is not None or raised.expr is not None
+    rebuilt = service.run(RunRequest(text)).failure.exception()
+    assert type(rebuilt) is type(raised)
+    assert (rebuilt.reason, rebuilt.loc, rebuilt.expr) == (raised.reason, raised.loc, raised.expr)
+    assert str(rebuilt) == str(raised)
 
 
 # A test fault strikes at the run's first step; on a GPU the inputs' size is checked before loading.
@@ -169,14 +198,22 @@ def test_a_request_gives_up_after_the_queue_limit(service, monkeypatch):
 
 
 ERRORS = [
-    ParseError("bad call", line=3, col=7, source_line="y = fd.ops.nope(x)"),
-    DefinitionError("shapes do not fit", expr="T2 = add(T0, T1)", loc=(4, 5), source_line="z = x + y"),
-    LimitError("too big (set HFUSE_MAX_RANK)"),
-    KernelError("kernel k (segment 0) failed"),
+    ("ParseError", ParseError("bad call", loc=Loc(3, 7, "y = fd.ops.nope(x)"))),
+    (
+        "DefinitionError",
+        DefinitionError("shapes do not fit", expr="T2 = add(T0, T1)", loc=Loc(4, 5, "z = x + y")),
+    ),
+    ("LimitError", LimitError("too big (set HFUSE_MAX_RANK)")),
+    ("KernelError", KernelError("kernel k (segment 0) failed")),
+    (
+        "located-LimitError",
+        LimitError("too many ops (set HFUSE_MAX_OPS)", loc=Loc(9, 5, "    fd.add_output(T2)")),
+    ),
+    ("KernelError-of-an-expr", KernelError("the emitter failed: ValueError: no", expr="T1 = fd.ops.neg(T0)")),
 ]
 
 
-@pytest.mark.parametrize("error", ERRORS, ids=[type(e).__name__ for e in ERRORS])
+@pytest.mark.parametrize("error", [e[1] for e in ERRORS], ids=[e[0] for e in ERRORS])
 def test_a_failure_rebuilds_its_error_with_its_fields(error):
     rebuilt = pickle.loads(pickle.dumps(RunFailure.of(error))).exception()
     assert type(rebuilt) is type(error)

@@ -13,13 +13,13 @@ import streamlit as st
 
 import hfuse
 from hfuse import viz
+from hfuse.backends import HFUSE, NAIVE
 from hfuse.ir import Fusion
 from hfuse.segment.model import SchedulerKind
 
 if TYPE_CHECKING:
     from hfuse.pipeline import Compiled
 
-STRATEGY_TITLES = {"hfuse": "hfuse", "naive": "naive"}
 OUTPUT_TITLES = {"views": "views allowed", "contiguous": "contiguous outputs"}
 
 
@@ -38,7 +38,7 @@ def compiled_of(text: str, strategy: str, outputs: str) -> Compiled:
 def ir_dot(text: str, after_passes: bool) -> str:
     if not after_passes:
         return viz.ir_graph(fusion_of(text)).source
-    compiled = compiled_of(text, "hfuse", "views")
+    compiled = compiled_of(text, HFUSE, "views")
     return viz.ir_graph(
         compiled.scheduled, views=viz.alias_views(compiled.scheduled, compiled.segmentation)
     ).source
@@ -62,8 +62,8 @@ class Side:
 def comparison_sides(compare: str, strategy: str, outputs: str) -> tuple[Side, Side]:
     if compare == "strategies":
         suffix = f" ({OUTPUT_TITLES[outputs]})"
-        return Side("naive" + suffix, "naive", outputs), Side("hfuse" + suffix, "hfuse", outputs)
-    suffix = f"{STRATEGY_TITLES[strategy]}, "
+        return Side(NAIVE + suffix, NAIVE, outputs), Side(HFUSE + suffix, HFUSE, outputs)
+    suffix = f"{strategy}, "
     return (
         Side(suffix + OUTPUT_TITLES["views"], strategy, "views"),
         Side(suffix + OUTPUT_TITLES["contiguous"], strategy, "contiguous"),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from hfuse import share
+from hfuse.backends import HFUSE, NAIVE
 from hfuse.errors import HfuseError
 
 DEFINITION = "definition"
@@ -45,7 +46,7 @@ class ViewOption:
 VIEW_OPTIONS = {
     option.name: option
     for option in (
-        ViewOption("strategy", "Segmenter", ("hfuse", "naive"), ("hfuse (horizontal fusion)", "naive")),
+        ViewOption("strategy", "Segmenter", (HFUSE, NAIVE), (f"{HFUSE} (horizontal fusion)", NAIVE)),
         ViewOption("outputs", "Outputs", ("views", "contiguous"), ("views allowed", "contiguous")),
         ViewOption(
             "compare", "Compare", ("strategies", "outputs"), ("naive vs hfuse", "views vs contiguous outputs")

@@ -13,27 +13,15 @@ from ui.literal import literal
 CONTEXT_LINES = 2
 
 
-def error_location(err: HfuseError) -> tuple[int, int] | None:
-    line = getattr(err, "line", None)
-    if line is not None:
-        return line, getattr(err, "col", 1)
-    return getattr(err, "loc", None)
-
-
-def _reason(err: HfuseError) -> str:
-    reason = getattr(err, "reason", None)
-    return reason if reason else str(err).split("\n", 1)[0]
-
-
 def show_error(err: HfuseError, text: str) -> None:
-    """The error's message, then the lines around it with a caret under the column."""
-    where = error_location(err)
+    """The error's message; for an error with a place in the script, its reason, then the lines around
+    that place with a caret under the column."""
     kind = type(err).__name__
-    if where is None:
+    if err.loc is None:
         st.error(f"**{kind}**: {literal(str(err))}")
         return
-    line, col = where
-    st.error(f"**{kind}** at line {line}, column {col}: {literal(_reason(err))}")
+    line, col = err.loc.line, err.loc.column
+    st.error(f"**{kind}** at {err.loc}: {literal(err.reason)}")
     lines = text.splitlines()
     first = max(line - 1 - CONTEXT_LINES, 0)
     shown = []

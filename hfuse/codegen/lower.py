@@ -175,17 +175,14 @@ class Lowering:
                 )
             return {name: handler(self, expr, index)}
         except (UnsupportedError, KernelError) as err:
-            if getattr(err, "hfuse_expr", None) is not None:  # already names the innermost expr
+            if err.expr is not None:  # already names the innermost expr
                 raise
-            wrapped = type(err)(f"generating `{describe(expr)}`: {err}")
-            wrapped.hfuse_expr = expr  # type: ignore[attr-defined]
-            raise wrapped from err
+            raise type(err)(err.reason, loc=err.loc, expr=describe(expr)) from err
         except HfuseError:
             raise
         except Exception as err:  # an emitter bug: say which expr it was generating
-            wrapped = KernelError(f"generating `{describe(expr)}` failed: {type(err).__name__}: {err}")
-            wrapped.hfuse_expr = expr  # type: ignore[attr-defined]
-            raise wrapped from err
+            reason = f"the emitter failed: {type(err).__name__}: {err}"
+            raise KernelError(reason, expr=describe(expr)) from err
 
     def _input(self, expr: Expr, k: int) -> Value:
         return self.values[expr.inputs[k]]

@@ -15,7 +15,7 @@ import torch
 
 from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType, python_dtype
-from hfuse.errors import DefinitionError
+from hfuse.errors import DefinitionError, loc_of
 from hfuse.frontend.handles import Handle, Scalar
 from hfuse.frontend.records import Call, Constant, Extent, OutputRecord, Record, ScalarInput, TensorInput
 from hfuse.ir import Fusion, Value
@@ -152,7 +152,8 @@ class Replay:
                 or given.dim() != len(spec.shape)
             ):
                 raise DefinitionError(
-                    f"input {index} ({name}): expected {expected}, got {_kind_of(given)}", loc=record.loc
+                    f"input {index} ({name}): expected {expected}, got {_kind_of(given)}",
+                    loc=loc_of(record.loc),
                 )
             shape, strides = tuple(given.shape), tuple(given.stride())
             for dim, (declared, actual) in enumerate(zip(spec.shape, shape, strict=True)):
@@ -160,7 +161,7 @@ class Replay:
                     raise DefinitionError(
                         f"input {index} ({name}): dim {dim} is declared with extent {declared}, got a tensor "
                         f"of shape {list(shape)}; declare it as -1 to accept any extent",
-                        loc=record.loc,
+                        loc=loc_of(record.loc),
                     )
         self._set(record.out, self.builder.define_tensor(shape, spec.dtype, strides))
 
@@ -172,7 +173,7 @@ class Replay:
             raise DefinitionError(
                 f"input {record.out.name} has symbolic extents {list(spec.shape)}: pass the input tensors, "
                 "as in fd.fusion(inputs) or fd.execute(inputs), so hfuse knows its shape",
-                loc=record.loc,
+                loc=loc_of(record.loc),
             )
         return spec.shape, strides_for(spec.shape, spec.stride_order)
 
@@ -185,7 +186,7 @@ class Replay:
                 raise DefinitionError(
                     f"input {index} ({name}): expected a {record.dtype.name} scalar (a Python number), "
                     f"got {_kind_of(given)}",
-                    loc=record.loc,
+                    loc=loc_of(record.loc),
                 )
             self.known[name] = coerce(given, record.dtype, f"input {index} ({name})")
         self.values[name] = self.builder.define_scalar(record.dtype)
@@ -223,7 +224,7 @@ class Replay:
             raise DefinitionError(
                 f"{handle.name} is a symbolic scalar used as a shape argument of {user.op.frontend_name}; "
                 "its value comes with the inputs: pass them, as in fd.fusion(inputs) or fd.execute(inputs)",
-                loc=user.loc,
+                loc=loc_of(user.loc),
             )
         operands = [(self._known_value(h, user), self.values[h.name].dtype) for h in producer.inputs]
         value = self.values[handle.name]

@@ -16,8 +16,9 @@ from typing import Any, NamedTuple
 import torch
 
 from hfuse import settings
+from hfuse.backends import EAGER, HFUSE
 from hfuse.dtypes import DataType, python_dtype
-from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError
+from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError, loc_of
 from hfuse.frontend import legacy
 from hfuse.frontend.binding import build, coerce, input_records, signature
 from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
@@ -152,7 +153,7 @@ class FusionDefinition:
 
     # recording
     def _error(self, message: str) -> DefinitionError:
-        return DefinitionError(message, loc=self._loc)
+        return DefinitionError(message, loc=loc_of(self._loc))
 
     def _record(self, record: Record) -> None:
         limit = settings.MAX_OPS.as_int()
@@ -377,7 +378,7 @@ class FusionDefinition:
         device: Any = None,
         profile: bool = False,
         alias_outputs: bool = True,
-        backend: str = "hfuse",
+        backend: str = HFUSE,
         **nvfuser_keywords: Any,
     ) -> list[torch.Tensor]:
         """Run the fusion. backend="eager" evaluates it op by op with torch; any other backend is
@@ -392,7 +393,7 @@ class FusionDefinition:
         inputs = flat_inputs(inputs) or []
         bound = self._bound(inputs)
         fusion = bound.fusion
-        if backend == "eager":
+        if backend == EAGER:
             from hfuse.reference import evaluate
 
             self._last = LastRun(backend, fusion, None, None)

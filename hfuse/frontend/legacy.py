@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hfuse.dtypes import DataType
-from hfuse.errors import DefinitionError
+from hfuse.errors import DefinitionError, loc_of
 
-Loc = tuple[int, int] | None
+Position = tuple[int, int] | None
 
 # old keyword -> new keyword, per call
 KEYWORD_RENAMES: dict[str, dict[str, str]] = {
@@ -30,7 +30,7 @@ def bind_call(
     args: tuple[Any, ...],
     kwargs: Mapping[str, Any],
     renames: Mapping[str, str] | None = None,
-    loc: Loc = None,
+    loc: Position = None,
 ) -> dict[str, Any]:
     """The arguments of a call as a dict keyed by the template's parameter names, defaults filled in."""
     kwargs = dict(kwargs)
@@ -38,14 +38,15 @@ def bind_call(
         if old in kwargs:
             if new in kwargs:
                 raise DefinitionError(
-                    f"{where}: both {old}= and {new}= given; {old}= is the old name of {new}=", loc=loc
+                    f"{where}: both {old}= and {new}= given; {old}= is the old name of {new}=",
+                    loc=loc_of(loc),
                 )
             kwargs[new] = kwargs.pop(old)
     signature = inspect.signature(template)
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as err:
-        raise DefinitionError(f"{where}: {err}; it takes {where}{signature}", loc=loc) from None
+        raise DefinitionError(f"{where}: {err}; it takes {where}{signature}", loc=loc_of(loc)) from None
     bound.apply_defaults()
     return dict(bound.arguments)
 

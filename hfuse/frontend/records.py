@@ -18,7 +18,7 @@ from hfuse.printer import format_call, format_define_scalar, format_define_tenso
 if TYPE_CHECKING:
     from hfuse.frontend.handles import Scalar, Tensor
 
-Loc = tuple[int, int] | None
+Position = tuple[int, int] | None  # (line, column) of the call in a script
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ class TensorSpec:
 class TensorInput:
     out: Tensor
     spec: TensorSpec
-    loc: Loc = None
+    loc: Position = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -51,7 +51,7 @@ class ScalarInput:
 
     out: Scalar
     dtype: DataType
-    loc: Loc = None
+    loc: Position = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -62,7 +62,7 @@ class Constant:
     value: bool | int | float | complex
     dtype: DataType | None
     like: Tensor | None = None
-    loc: Loc = None
+    loc: Position = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -72,7 +72,7 @@ class Extent:
     out: Scalar
     tensor: Tensor
     dim: int
-    loc: Loc = None
+    loc: Position = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -81,7 +81,7 @@ class Call:
     inputs: tuple[Tensor | Scalar, ...]
     attrs: tuple[tuple[str, Any], ...]
     outputs: tuple[Tensor | Scalar, ...]
-    loc: Loc = None
+    loc: Position = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -89,7 +89,7 @@ class OutputRecord:
     value: Tensor | Scalar
     alias_input: Tensor | None = None
     stride_order: tuple[int, ...] | None = None
-    loc: Loc = None
+    loc: Position = None
 
 
 Record = TensorInput | ScalarInput | Constant | Extent | Call | OutputRecord

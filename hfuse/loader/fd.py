@@ -16,11 +16,10 @@ from typing import Any
 import torch
 
 from hfuse.dtypes import DataType
-from hfuse.errors import DefinitionError, HfuseError, ParseError
+from hfuse.errors import DefinitionError, HfuseError
 from hfuse.frontend import FusionDefinition
 from hfuse.loader.inputs import InputTensor, TorchDtype
-from hfuse.loader.interpreter import MISSING, CallSite, Interpreted, describe, located
-from hfuse.loader.source import position
+from hfuse.loader.interpreter import MISSING, CallSite, Interpreted, describe
 
 FD_METHODS = frozenset(
     {"define_tensor", "define_scalar", "define_constant", "define_vector", "from_pytorch", "add_output"}
@@ -110,17 +109,10 @@ class FdCall(Interpreted):
         self.owner.before_call(site.node)
         try:
             return self.method(*args, **kwargs)
-        except DefinitionError as err:
-            raise located(site.source, site.node, err) from None
-        except ParseError:
-            raise
         except HfuseError as err:
-            line, col = position(site.node)
-            raise type(err)(
-                f"line {line}, column {col}: {err}\n    {site.source.quoted_line(line, col)}"
-            ) from None
+            raise site.source.placed(err, site.node) from None
         except (TypeError, ValueError) as err:
-            raise located(site.source, site.node, DefinitionError(f"{self.label}: {err}")) from None
+            raise site.source.placed(DefinitionError(f"{self.label}: {err}"), site.node) from None
 
 
 @functools.cache

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hfuse.dtypes import DataType
-from hfuse.errors import DefinitionError, HfuseError, LimitError, ParseError
+from hfuse.errors import HfuseError, LimitError, ParseError
 from hfuse.loader.limits import int_fits, power_fits, shift_fits, too_big_message
-from hfuse.loader.source import SUPPORTED, Source, position
+from hfuse.loader.source import SUPPORTED, Source
 
 NUMBER_TYPES = (bool, int, float, complex)
 HANDLE_PROPERTIES = frozenset({"ndim"})  # read-only facts of fusion values that definitions use
@@ -371,15 +371,7 @@ class Evaluator:
         self.before_handle_op(node)
         try:
             return function(*operands)
-        except DefinitionError as err:
-            raise located(self.source, node, err) from None
-        except HfuseError:
-            raise
+        except HfuseError as err:
+            raise self.source.placed(err, node) from None
         except (TypeError, ValueError, IndexError) as err:
             raise self.source.parse_error(node, f"{symbol} on a fusion value failed: {err}") from None
-
-
-def located(source: Source, node: ast.AST, err: DefinitionError) -> DefinitionError:
-    """The same definition error, placed at its source line (or at `node` when it has no place yet)."""
-    loc = err.loc or position(node)
-    return DefinitionError(err.reason, expr=err.expr, loc=loc, source_line=source.quoted_line(*loc))

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from hfuse import settings
-from hfuse.errors import DefinitionError, LimitError, ParseError, UnsupportedError
+from hfuse.errors import DefinitionError, LimitError, Loc, ParseError, UnsupportedError
 from hfuse.frontend import FusionDefinition
 from hfuse.ir import Fusion
 from hfuse.loader.fd import (
@@ -98,7 +98,7 @@ def load(text: str, device: str | torch.device | None = None) -> Script:
     `device="meta"` builds the Fusion from shapes alone: no input holds data.
     """
     if not isinstance(text, str):
-        raise ParseError(f"a script is text, not {type(text).__name__}", line=1, col=1)
+        raise ParseError(f"a script is text, not {type(text).__name__}", loc=Loc(1, 1))
     target = _target_device(device)
     source = Source.of(text)
     check_text(source)
@@ -121,10 +121,8 @@ def load(text: str, device: str | torch.device | None = None) -> Script:
             fd.fusion(meta_twins(inputs))  # a dry build: every definition and size error before allocating
             real_inputs = materialize(inputs, target)
             fusion = fd.fusion(real_inputs)
-    except DefinitionError as err:
-        raise _placed(source, err, fallback) from None
-    except LimitError as err:
-        raise _placed_limit(source, err, fallback) from None
+    except (DefinitionError, LimitError) as err:
+        raise source.placed(err, fallback) from None
     return Script(text, fd, real_inputs, fusion)
 
 
@@ -152,17 +150,6 @@ def _parse(source: Source) -> ast.Module:
         raise LimitError(
             f"the script nests too deeply for the parser; simplify it or lower {settings.MAX_NESTING.env}"
         ) from None
-
-
-def _placed(source: Source, err: DefinitionError, fallback: tuple[int, int]) -> DefinitionError:
-    if err.source_line:
-        return err
-    loc = err.loc or fallback
-    return DefinitionError(err.reason, expr=err.expr, loc=loc, source_line=source.quoted_line(*loc))
-
-
-def _placed_limit(source: Source, err: LimitError, fallback: tuple[int, int]) -> LimitError:
-    return err if str(err).startswith("line ") else source.limit_error(fallback, str(err))
 
 
 class _UserFunction(Interpreted):
@@ -223,11 +210,9 @@ class _ScriptReader:
             self._run_lone_function(tree)
         assert self.fd is not None
         if not self.fd.outputs():
-            loc = position(self.definition_node)
             raise DefinitionError(
                 "the definition has no outputs; add one with fd.add_output(tensor)",
-                loc=loc,
-                source_line=self.source.quoted_line(*loc),
+                loc=self.source.loc(self.definition_node),
             )
         return self.fd, self._inputs()
 

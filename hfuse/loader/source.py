@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import TypeVar
 
-from hfuse.errors import LimitError, ParseError
+from hfuse.errors import HfuseError, LimitError, Loc, ParseError
 
 SUPPORTED = (
     "only imports of nvfuser / nvfuser_direct / hfuse / torch, fd.define_*, fd.from_pytorch, fd.ops.*, "
@@ -16,6 +17,7 @@ SUPPORTED = (
 
 RUN_METHODS = frozenset({"execute", "validate"})
 _LONGEST_QUOTE = 200
+E = TypeVar("E", bound=HfuseError)
 
 
 def position(node: ast.AST) -> tuple[int, int]:
@@ -35,24 +37,31 @@ class Source:
     def line(self, lineno: int) -> str:
         return self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
 
-    def quoted_line(self, line: int, col: int) -> str:
+    def _quoted_line(self, line: int, col: int) -> str:
         """The source line to quote under an error; long lines are cut (and dropped if the column is cut)."""
         text = self.line(line).replace("\0", "\N{SYMBOL FOR NULL}")
         if len(text) <= _LONGEST_QUOTE:
             return text
         return text[:_LONGEST_QUOTE] + " ..." if col <= _LONGEST_QUOTE else ""
 
-    def parse_error(self, at: ast.AST | tuple[int, int], message: str) -> ParseError:
+    def loc(self, at: ast.AST | tuple[int, int]) -> Loc:
+        """The Loc of a node or a (line, column) position, quoting its line."""
         line, col = at if isinstance(at, tuple) else position(at)
-        return ParseError(message, line=line, col=col, source_line=self.quoted_line(line, col))
+        return Loc(line, col, self._quoted_line(line, col))
+
+    def parse_error(self, at: ast.AST | tuple[int, int], message: str) -> ParseError:
+        return ParseError(message, loc=self.loc(at))
 
     def limit_error(self, at: ast.AST | tuple[int, int], message: str) -> LimitError:
-        line, col = at if isinstance(at, tuple) else position(at)
-        text = f"line {line}, column {col}: {message}"
-        quoted = self.quoted_line(line, col)
-        if quoted:
-            text += f"\n    {quoted}\n    {' ' * (col - 1)}^"
-        return LimitError(text)
+        return LimitError(message, loc=self.loc(at))
+
+    def placed(self, err: E, at: ast.AST | tuple[int, int]) -> E:
+        """The same error placed in this script, quoting its line: at its own line and column when it has
+        them (the frontend records them without the text), else at `at`."""
+        if err.loc is not None and err.loc.source_line:
+            return err
+        where = (err.loc.line, err.loc.column) if err.loc is not None else at
+        return type(err)(err.reason, loc=self.loc(where), expr=err.expr)
 
 
 def is_docstring(stmt: ast.stmt) -> bool:

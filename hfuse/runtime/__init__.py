@@ -16,9 +16,6 @@ from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 # decorated when Triton is first imported, and must be interpretable inside interpreted kernels.
 use_interpreter_without_cuda()
 
-BACKENDS = ("hfuse", "naive", "eager", "inductor")
-
-
 _LAZY = {  # name -> the module under hfuse.runtime that defines it
     "prepare": "executor",
     "execute": "executor",
@@ -32,4 +29,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'hfuse.runtime' has no attribute {name!r}")
 
 
-__all__ = ["BACKENDS", "FusionProfile", "KernelProfile", *_LAZY]
+__all__ = ["FusionProfile", "KernelProfile", *_LAZY]

@@ -9,11 +9,10 @@ dtypes and strides), the kernel's group and the GPU's name, so a later process r
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from hfuse.codegen.model import KernelSource
 from hfuse.ir import Value
 from hfuse.pipeline import Compiled
 from hfuse.printer import print_fusion
+from hfuse.runtime.cache_file import write_atomically
 from hfuse.segment.model import Group
 
 Timer = Callable[[KernelSource, list[Value]], float]  # a kernel's time given its arguments; smaller is faster
@@ -95,15 +95,10 @@ def _read_choice(path: Path) -> Options | None:
 
 
 def _write_choice(path: Path, options: Options, times: dict[str, float]) -> None:
-    """Written to a temporary file and renamed into place, so a reader never sees half a file."""
+    """Written atomically, so a reader never sees half a file."""
     record = {"options": dataclasses.asdict(options), "times": times}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as tmp:
-            json.dump(record, tmp, indent=1)
-        os.replace(tmp.name, path)
-    except OSError:
-        pass  # an unwritable cache only means tuning again next time
+    with contextlib.suppress(OSError):  # an unwritable cache only means tuning again next time
+        write_atomically(path, json.dumps(record, indent=1))
 
 
 def gpu_time_us(kernel: KernelSource, values: list[Value]) -> float:

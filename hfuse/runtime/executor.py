@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import torch
 
 from hfuse import settings
+from hfuse.backends import BACKENDS, EAGER, HFUSE, INDUCTOR, STRATEGIES
 from hfuse.codegen.model import KernelSource
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, KernelError, UnsupportedError
@@ -26,7 +27,7 @@ from hfuse.export import segment_fusion
 from hfuse.ir import Fusion, Value
 from hfuse.pipeline import Compiled, compile_eager, compile_fusion
 from hfuse.reference import evaluate
-from hfuse.runtime import BACKENDS, autotune, inductor
+from hfuse.runtime import autotune, inductor
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
 from hfuse.runtime.kernel_cache import load_kernel
 from hfuse.runtime.launcher import KernelLauncher
@@ -197,7 +198,7 @@ def execute(
     fusion: Fusion,
     inputs: Sequence[Any],
     *,
-    backend: str = "hfuse",
+    backend: str = HFUSE,
     alias_outputs: bool = True,
     profile: bool = False,
     progress: Progress | None = None,
@@ -284,12 +285,12 @@ def run_signature(inputs: Sequence[Any]) -> tuple:
 def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs: bool) -> Plan:
     if backend not in BACKENDS:
         raise UnsupportedError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
-    _check_inputs(fusion, inputs, kernels=backend in ("hfuse", "naive"))
+    _check_inputs(fusion, inputs, kernels=backend in STRATEGIES)
     start = time.perf_counter()
-    if backend == "inductor":
-        compiled = compile_eager(fusion, strategy="inductor")
+    if backend == INDUCTOR:
+        compiled = compile_eager(fusion, strategy=INDUCTOR)
         segments = (_inductor_segment(compiled),)
-    elif backend == "eager":
+    elif backend == EAGER:
         compiled = compile_eager(fusion)
         segments = (_torch_segment(compiled.scheduled, compiled.segmentation.groups[0]),)
     else:
@@ -310,7 +311,7 @@ def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs:
     )
     if plan.in_place:
         plan.returned = tuple(i for i, out in enumerate(scheduled.outputs) if not out.alias_input)
-    if backend == "eager":  # it is the reference: nothing to check it against
+    if backend == EAGER:  # it is the reference: nothing to check it against
         plan.validated, plan.max_abs_error = True, 0.0
     return plan
 
@@ -443,7 +444,7 @@ def _inductor_segment(compiled: Compiled) -> Segment:
         env.update(zip(fusion.output_names, rerun(), strict=True))
         return rerun
 
-    return Segment(group, run, "inductor", run)
+    return Segment(group, run, INDUCTOR, run)
 
 
 def _alias_segment(compiled: Compiled, group: Group) -> Segment:

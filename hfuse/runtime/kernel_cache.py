@@ -1,9 +1,9 @@
 """Generated Triton modules: written once to HFUSE_CACHE_DIR/<sha256>.py, imported once per process.
 
 `@triton.jit` needs its source in a real file (it reads it with `inspect`), so generated source is
-never exec'd: it is written to a file named by its hash and imported from there. A file is written to
-a temporary name and renamed into place, so a writer killed mid-write leaves only a temporary file that
-is never read. A cached file whose content no longer hashes to its name (truncated, edited) is
+never exec'd: it is written to a file named by its hash and imported from there. A file is written
+atomically (`write_atomically`), so a writer killed mid-write leaves only a temporary file that is
+never read. A cached file whose content no longer hashes to its name (truncated, edited) is
 rewritten from the generated source, and the import itself checks the bytes it compiles.
 """
 
@@ -12,9 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib.machinery
 import importlib.util
-import os
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from types import CodeType, ModuleType
@@ -22,6 +20,7 @@ from types import CodeType, ModuleType
 from hfuse import settings
 from hfuse.codegen.model import KernelSource
 from hfuse.errors import KernelError
+from hfuse.runtime.cache_file import write_atomically
 from hfuse.runtime.device import use_interpreter_without_cuda
 
 _LOADED: dict[str, ModuleType] = {}
@@ -50,18 +49,9 @@ def _cached_file(kernel: KernelSource, digest: str) -> Path:
     path = folder / f"{digest}.py"
     if _file_hash(path) == digest:
         return path
-    tmp_name = None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "wb", dir=folder, prefix=f"{digest}.", suffix=".tmp", delete=False
-        ) as tmp:
-            tmp_name = tmp.name
-            tmp.write(kernel.source.encode())
-        os.replace(tmp_name, path)
+        write_atomically(path, kernel.source)
     except OSError as err:
-        if tmp_name is not None and os.path.exists(tmp_name):
-            os.unlink(tmp_name)
         raise KernelError(
             f"{_describe(kernel)}: cannot write its source to {path} ({err.strerror}); "
             f"point {settings.CACHE_DIR.env} at a writable folder"

@@ -10,11 +10,10 @@ checks every first run regardless.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import torch
@@ -22,6 +21,7 @@ import torch
 from hfuse import settings
 from hfuse.pipeline import Compiled
 from hfuse.printer import print_fusion
+from hfuse.runtime.cache_file import write_atomically
 from hfuse.runtime.device import device_name
 
 
@@ -61,19 +61,8 @@ def remembered_error(key: str) -> float | None:
 
 def remember(key: str, max_abs_error: float) -> None:
     """Writes the record atomically; a cache folder that cannot be written only costs later checks."""
-    path = _path(key)
-    tmp_name = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", dir=path.parent, prefix=f"{key}.", suffix=".tmp", delete=False
-        ) as tmp:
-            tmp_name = tmp.name
-            json.dump({"max_abs_error": max_abs_error}, tmp)
-        os.replace(tmp_name, path)
-    except OSError:
-        if tmp_name is not None and os.path.exists(tmp_name):
-            os.unlink(tmp_name)
+    with contextlib.suppress(OSError):
+        write_atomically(_path(key), json.dumps({"max_abs_error": max_abs_error}))
 
 
 def _path(key: str) -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from hfuse.backends import HFUSE, NAIVE, STRATEGIES
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion
 from hfuse.segment.graph import GroupGraph, is_copied_scalar, make_group
@@ -26,17 +27,15 @@ from hfuse.segment.model import (
     Segmentation,
 )
 
-STRATEGIES = ("hfuse", "naive")
 
-
-def segment(fusion: Fusion, *, strategy: str = "hfuse", alias: Sequence[AliasInfo] = ()) -> Segmentation:
+def segment(fusion: Fusion, *, strategy: str = HFUSE, alias: Sequence[AliasInfo] = ()) -> Segmentation:
     """Cuts `fusion` into groups. `alias` lists the outputs served as views of inputs (from the alias
     pass); the naive strategy ignores it and computes every output with a kernel."""
     if strategy not in STRATEGIES:
         raise UnsupportedError(
             f"segmentation strategy {strategy!r} is unknown; use one of {', '.join(STRATEGIES)}"
         )
-    aliases = tuple(alias) if strategy == "hfuse" else ()
+    aliases = tuple(alias) if strategy == HFUSE else ()
     alias_exprs = _alias_exprs(fusion, aliases)
     groups: list[Group] = []
     if aliases:
@@ -47,7 +46,7 @@ def segment(fusion: Fusion, *, strategy: str = "hfuse", alias: Sequence[AliasInf
     rest = [e for e in fusion.exprs if e not in alias_exprs and not is_copied_scalar(e, fusion)]
     groups += [make_group(len(groups) + i, [e], fusion) for i, e in enumerate(rest)]
     merger = Merger(groups, fusion)
-    if strategy == "naive":
+    if strategy == NAIVE:
         merger.vertical(allowed=is_chain_link)
     else:
         while merger.vertical() | merger.same_space():
@@ -111,7 +110,7 @@ def _boundary_reason(
     verdict = fuse_verdict(writer, reader, fusion, GroupGraph([writer, reader, *others], fusion))
     if not verdict.ok:
         return verdict.reason
-    if strategy == "naive":
+    if strategy == NAIVE:
         return (
             "the naive strategy gives every op chain its own kernel; hfuse would merge these "
             f"({verdict.reason})"
@@ -123,7 +122,6 @@ def _boundary_reason(
 
 
 __all__ = [
-    "STRATEGIES",
     "AliasInfo",
     "Boundary",
     "Group",

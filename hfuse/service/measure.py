@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from hfuse.backends import EAGER, HFUSE
 from hfuse.errors import HfuseError
 
 ROUNDS = 3
@@ -28,7 +29,7 @@ LOOP_MS = 20  # host time of one end-to-end loop
 
 Fn = Callable[[], object]
 
-EAGER, COMPILE, COMBO, CLONE = "eager", "torch.compile", "combo", "clone"
+COMPILE, COMBO, CLONE = "torch.compile", "combo", "clone"  # the baselines beside the backends
 DESCRIPTIONS = {
     EAGER: "torch eager: the fusion's ops one by one, as hfuse's reference runs them",
     COMPILE: "torch.compile (Inductor, dynamic=False) of hfuse's op-by-op reference of the fusion",
@@ -106,7 +107,7 @@ def candidates(
     nbytes: int,
     plan_kernels: int,
     *,
-    backend: str = "hfuse",
+    backend: str = HFUSE,
     alias_outputs: bool = False,
     combo: bool = False,
 ) -> list[Candidate]:
@@ -265,7 +266,7 @@ def timings(times: CaseTimes) -> list[Timing]:
 def compare_case(
     script: Any,
     *,
-    backend: str = "hfuse",
+    backend: str = HFUSE,
     alias_outputs: bool = False,
     combo: bool = False,
     progress: Callable[[str], None] | None = None,

@@ -3,7 +3,7 @@
 `run_request` loads the script text, runs it with `execute` (which validates the first run of every plan
 against the torch reference), compares each output with the reference, profiles it and, on a GPU, the
 baseline backends beside it. The result holds no tensors: each output is its shape, dtype, a short
-preview and its comparison. A failure is the HfuseError's class name and message, rebuilt on demand.
+preview and its comparison. A failure is the HfuseError's class name, reason, loc and expr, rebuilt on demand.
 `hfuse.service.worker` runs requests in a separate process; `run_request` runs one in this process.
 """
 
@@ -18,8 +18,9 @@ from typing import Any
 import torch
 
 from hfuse import errors
+from hfuse.backends import HFUSE
 from hfuse.codegen.model import KernelSource
-from hfuse.errors import HfuseError, KernelError
+from hfuse.errors import HfuseError, KernelError, Loc
 from hfuse.ir import Fusion
 from hfuse.loader import default_device, load
 from hfuse.reference import evaluate
@@ -32,18 +33,13 @@ from hfuse.tolerance import compare, reduction_size
 Progress = Callable[[str], None]
 PREVIEW_ELEMENTS = 8  # leading elements of each output sent back
 TEST_FAULTS = ("hang", "crash", "exit", "oom", "cuda_error")  # see hfuse.service.worker
-MAX_MESSAGE_CHARS = 8000  # a failure's message beyond this is cut (a Triton error can quote a lot)
+MAX_MESSAGE_CHARS = 8000  # a failure's reason beyond this is cut (a Triton error can quote a lot)
 
-# The error classes a failure can be rebuilt as, and the keywords of those whose constructor takes more
-# than a message (the first positional argument is their `reason`).
+# The error classes a failure can be rebuilt as.
 _ERROR_CLASSES = {
     cls.__name__: cls
     for cls in vars(errors).values()
     if isinstance(cls, type) and issubclass(cls, HfuseError)
-}
-_ERROR_FIELDS = {
-    "ParseError": ("line", "col", "source_line"),
-    "DefinitionError": ("expr", "loc", "source_line"),
 }
 # Words of errors after which the CUDA context of the process is unusable.
 _DEVICE_FAULT_WORDS = (
@@ -60,7 +56,7 @@ class RunRequest:
     """What to run: a script's text, the backend and, where it differs from the default, the device."""
 
     text: str
-    backend: str = "hfuse"
+    backend: str = HFUSE
     alias_outputs: bool = True
     device: str | None = None  # None: 'cuda' when there is a GPU, else 'cpu'
     baselines: tuple[str, ...] = ()  # backends profiled beside it, on a GPU only (e.g. "eager", "inductor")
@@ -86,32 +82,32 @@ class OutputSummary:
 
 @dataclass(frozen=True, slots=True)
 class RunFailure:
-    """Why a run failed: the HfuseError class name and its message, enough to raise it again."""
+    """Why a run failed: the HfuseError's class name, reason, loc and expr, enough to raise it again."""
 
     kind: str  # "ParseError", "LimitError", "KernelError", ...
-    message: str
-    fields: tuple[tuple[str, Any], ...] = ()  # the constructor keywords of ParseError and DefinitionError
-    reason: str = ""  # their message without the location
+    reason: str
+    loc: Loc | None = None
+    expr: str | None = None
     device_fault: bool = False  # the error left the process's CUDA context unusable
 
     @classmethod
     def of(cls, err: HfuseError, *, device_fault: bool = False) -> RunFailure:
         kind = next(c.__name__ for c in type(err).__mro__ if c.__name__ in _ERROR_CLASSES)
-        fields = tuple((name, getattr(err, name)) for name in _ERROR_FIELDS.get(kind, ()))
-        message = str(err)
-        if len(message) > MAX_MESSAGE_CHARS:
-            message = message[:MAX_MESSAGE_CHARS] + " ... (cut)"
-        return cls(kind, message, fields, getattr(err, "reason", ""), device_fault)
+        reason = err.reason
+        if len(reason) > MAX_MESSAGE_CHARS:
+            reason = reason[:MAX_MESSAGE_CHARS] + " ... (cut)"
+        return cls(kind, reason, err.loc, err.expr, device_fault)
+
+    @property
+    def message(self) -> str:
+        return str(self.exception())
 
     def exception(self) -> HfuseError:
         """The error again, as the class it was raised as."""
-        error_class = _ERROR_CLASSES[self.kind]
-        if self.kind in _ERROR_FIELDS:
-            return error_class(self.reason, **dict(self.fields))
-        return error_class(self.message)
+        return _ERROR_CLASSES[self.kind](self.reason, loc=self.loc, expr=self.expr)
 
     def with_note(self, note: str) -> RunFailure:
-        return RunFailure(self.kind, f"{self.message}\n{note}", self.fields, self.reason, self.device_fault)
+        return replace(self, reason=f"{self.reason}\n{note}")
 
 
 @dataclass(frozen=True, slots=True)

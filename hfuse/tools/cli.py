@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hfuse.backends import BACKENDS, EAGER, HFUSE, STRATEGIES
 from hfuse.errors import HfuseError
 from hfuse.ir import Fusion
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.tolerance import Comparison, compare_outputs
 
-BACKENDS = ("hfuse", "naive", "eager", "inductor")
 EXIT_USER_ERROR = 2
 INTERPRETER_BANNER = "times are not meaningful in Triton's interpreter (no GPU): kernels ran for correctness"
 KERNEL_COLUMNS = (
@@ -204,7 +204,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     outputs = list(
         script.fd.execute(script.inputs, backend=args.backend, alias_outputs=not args.no_alias, profile=True)
     )
-    profile = script.fd.profile() if args.backend != "eager" else None
+    profile = script.fd.profile() if args.backend != EAGER else None
     comparison = _compare_with_reference(script.fusion, script.inputs, outputs)
     if args.save:
         torch.save(
@@ -290,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     segments = commands.add_parser("segments", help="show how a script's fusion is cut into kernels, and why")
     segments.add_argument("file", help="a fusion definition script (- for standard input)")
-    segments.add_argument("--strategy", choices=["hfuse", "naive"], default="hfuse")
+    segments.add_argument("--strategy", choices=STRATEGIES, default=HFUSE)
     segments.add_argument(
         "--no-alias", action="store_true", help="copy outputs that could stay views of inputs"
     )
@@ -300,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a script's fusion, validate it and print its kernel list")
     run.add_argument("file", help="a fusion definition script (- for standard input)")
     run.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda if a GPU is visible, else cpu")
-    run.add_argument("--backend", choices=BACKENDS, default="hfuse")
+    run.add_argument("--backend", choices=BACKENDS, default=HFUSE)
     run.add_argument("--no-alias", action="store_true", help="copy outputs that could stay views of inputs")
     run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     run.add_argument("--save", metavar="PATH", help="write inputs and outputs to a torch file")

@@ -24,8 +24,9 @@ from pathlib import Path
 import torch
 
 from hfuse import settings
+from hfuse.backends import EAGER, HFUSE
 from hfuse.errors import HfuseError
-from hfuse.service.measure import CLONE, COMPILE, EAGER
+from hfuse.service.measure import CLONE, COMPILE
 
 COMPILE_CASES = ("nanogpt/qkv_split", "large/layernorm", "large/cross_entropy")
 
@@ -142,7 +143,7 @@ def summary(rows: Sequence[Row]) -> list[str]:
     ]
     ratios: dict[str, list[float]] = {}
     for (size, case), found in sorted(by_case.items()):
-        h, c, e, k = found["hfuse"], found[COMPILE], found[EAGER], found[CLONE]
+        h, c, e, k = found[HFUSE], found[COMPILE], found[EAGER], found[CLONE]
         ratios.setdefault(size, []).append(h.vs_compile)
         lines.append(
             f"| {size} | {case} | {h.kernels} / {c.kernels} | {h.kernel_us:.1f} | {c.kernel_us:.1f} | "

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import signal
 import sys
 import tempfile
@@ -49,7 +48,6 @@ FAILURE = "FAILURE"
 SECONDS_PER_INPUT = 5.0
 # Mutated shapes may ask for any size; the campaign lowers the size limits so that a run allocates little.
 CAMPAIGN_LIMITS = {settings.MAX_INPUT_BYTES.env: 1 << 24, settings.MAX_OUTPUT_BYTES.env: 1 << 28}
-LOCATED = re.compile(r"\bline \d+")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _TOUCHING_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
@@ -145,7 +143,7 @@ def _guarded_run(stages, seconds: float) -> Outcome:
     except HfuseError as err:
         if touched:
             return Outcome(FAILURE, stage, f"touched {', '.join(touched)}")
-        if stage == "load" and not LOCATED.search(str(err)):
+        if stage == "load" and err.loc is None:
             return Outcome(FAILURE, stage, f"{type(err).__name__} without a line: {str(err)[:500]}")
         return Outcome(type(err).__name__, stage, str(err)[:500])
     except Exception as err:  # anything else is what the campaign looks for
