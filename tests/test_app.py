@@ -13,6 +13,7 @@ from hfuse.examples import get_example
 from hfuse.loader import load
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.service import worker
+from hfuse.service.measure import Timing
 from hfuse.service.request import OutputSummary, RunResult, failed_result, run_request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -311,11 +312,11 @@ def test_run_checks_the_kernels_against_torch_on_the_interpreter(service):
     at.button(key="run").click().run()
     assert not at.exception and not errors(at)
     (request,) = service.requests
-    assert (request.text, request.backend, request.alias_outputs, request.baselines) == (
+    assert (request.text, request.backend, request.alias_outputs, request.compare) == (
         SEED,
         "hfuse",
         False,
-        (),
+        False,  # no GPU: nothing to measure beside torch
     )
     assert "All 3 outputs match torch" in at.success[0].value
     assert at.status[0].state == "complete" and at.status[0].label.startswith("Done: first call")
@@ -377,15 +378,23 @@ def timed_profile(backend: str, segments: int, time_ms: float) -> FusionProfile:
     )
 
 
+def _timing(candidate: str, kernels: int, kernel_us: float, spread: float) -> Timing:
+    rounds = (kernel_us - spread, kernel_us, kernel_us + spread)
+    return Timing(candidate, kernels, kernel_us, rounds, kernel_us * 0.95, kernel_us + 14.0, 50_331_648)
+
+
 def test_a_gpu_report_shows_times_bandwidth_and_torch_beside_it():
     at = open_app(f=share.encode_definition(SEED), v="1", outputs="contiguous")
     result = RunResult(
         outputs=(OutputSummary("T7", (2, 4, 16, 32), "Float", (0.5, -1.25), True, 0.0, "max abs error 0"),),
         profile=timed_profile("hfuse", 1, 0.018),
         first_call_ms=912.3,
-        baselines=(
-            ("eager", timed_profile("eager", 1, 0.031)),
-            ("inductor", timed_profile("inductor", 1, 0.037)),
+        first_call_stages=(("load script", 40.0), ("codegen", 2.0), ("first launches", 700.0)),
+        comparison=(
+            _timing("hfuse", 1, 18.0, 0.4),
+            _timing("eager", 3, 31.0, 2.0),
+            _timing("torch.compile", 3, 37.0, 9.0),
+            _timing("clone", 1, 17.5, 0.2),
         ),
     )
     at.session_state["run_report"] = ((SEED, "hfuse", "contiguous"), result)
@@ -395,12 +404,17 @@ def test_a_gpu_report_shows_times_bandwidth_and_torch_beside_it():
     assert list(checks["first values"]) == ["0.5, -1.25"]
     assert list(kernels["time"]) == ["18.0 us"] and list(kernels["% of peak"]) == ["50.0 %"]
     assert list(kernels["compile"]) == ["cached"]
-    assert list(beside["backend"]) == ["hfuse (hfuse)", "torch eager", "torch.compile"]
-    assert list(beside["hfuse speed-up"]) == ["1.00x", "1.72x", "2.06x"]
+    assert list(beside["candidate"]) == ["hfuse (hfuse)", "eager", "torch.compile", "clone"]
+    assert list(beside["kernels"]) == [1, 3, 3, 1]
+    assert list(beside["spread"])[2] == "28.0 us - 46.0 us"  # a noisy figure looks noisy
+    assert list(beside["vs hfuse"]) == ["1.00x", "1.72x", "2.06x", "0.97x"]
+    assert list(beside["% of clone"])[0] == "97.2"
+    assert list(beside["host per call"])[0] == "32.0 us"
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["First call"] == "912 ms" and metrics["Host time"] == "156 ms"
+    assert metrics["First call"] == "912 ms" and metrics["Host per call"] == "32.0 us"
     assert metrics["Bandwidth"] == "2,000.0 GB/s"
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "no bandwidth chart"
+    assert any("clone of a buffer of the bytes" in c.value for c in at.caption)
 
 
 @pytest.fixture(scope="module")

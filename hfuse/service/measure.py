@@ -277,6 +277,7 @@ def compare_case(
     from hfuse.tolerance import reduction_size
 
     tell = progress or (lambda step: None)
+    torch._dynamo.reset()  # a fresh torch.compile cache per case: no recompile limit across cases
     fusion, inputs = script.fusion, script.inputs
     pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
     returned = [out for out in fusion.outputs if out.alias_input is None]

@@ -1,9 +1,11 @@
 """One run of a script, as the app asks for it: the request, its picklable result, and how it is run.
 
 `run_request` loads the script text, runs it with `execute` (which validates the first run of every plan
-against the torch reference), compares each output with the reference, profiles it and, on a GPU, the
-baseline backends beside it. The result holds no tensors: each output is its shape, dtype, a short
-preview and its comparison. A failure is the HfuseError's class name, reason, loc and expr, rebuilt on demand.
+against the torch reference), compares each output with the reference and profiles it; on a GPU, when
+asked, it measures the run beside torch eager, torch.compile and a clone of the same bytes with the
+benchmark's protocol (`hfuse.service.measure`), under the run's own output contract. The result holds
+no tensors: each output is its shape, dtype, a short preview and its comparison. A failure is the
+HfuseError's class name, reason, loc and expr, rebuilt on demand.
 `hfuse.service.worker` runs requests in a separate process; `run_request` runs one in this process.
 """
 
@@ -28,6 +30,7 @@ from hfuse.runtime.device import has_cuda
 from hfuse.runtime.executor import execute
 from hfuse.runtime.memory import check_free_device_memory, first_line, out_of_memory_error, tensor_bytes
 from hfuse.runtime.profile_model import FusionProfile
+from hfuse.service.measure import Timing, compare_case
 from hfuse.tolerance import compare, reduction_size
 
 Progress = Callable[[str], None]
@@ -59,7 +62,7 @@ class RunRequest:
     backend: str = HFUSE
     alias_outputs: bool = True
     device: str | None = None  # None: 'cuda' when there is a GPU, else 'cpu'
-    baselines: tuple[str, ...] = ()  # backends profiled beside it, on a GPU only (e.g. "eager", "inductor")
+    compare: bool = False  # on a GPU: measure it beside torch eager, torch.compile and a clone
     test_fault: str = ""  # for hfuse's tests: honoured only by a worker started with HFUSE_TEST_FAULTS=1
 
     def __post_init__(self) -> None:
@@ -118,8 +121,10 @@ class RunResult:
     outputs: tuple[OutputSummary, ...] = ()
     profile: FusionProfile | None = None  # of the warm call on a GPU, of the first call on CPU
     first_call_ms: float = 0.0  # compile, first launches, validation and host work of the first call
+    first_call_stages: tuple[tuple[str, float], ...] = ()  # loading the script, then the first run's stages
     kernels: tuple[KernelSource, ...] = ()  # the generated Triton sources
-    baselines: tuple[tuple[str, FusionProfile], ...] = ()  # (backend, its profile), GPU only
+    comparison: tuple[Timing, ...] = ()  # the run and its baselines, measured side by side (GPU only)
+    comparison_notes: tuple[str, ...] = ()  # kernel counts torch.profiler did not confirm
     started_at: float = 0.0  # time.time() when the run began, and ended, in the process that ran it
     finished_at: float = 0.0
     waited_s: float = 0.0  # time spent waiting for the runs of other sessions
@@ -172,7 +177,9 @@ def _run(request: RunRequest, tell: Progress) -> RunResult:
         shapes = load(request.text, device="meta").fusion
         check_free_device_memory(tensor_bytes(shapes, shapes.inputs), "the script's inputs")
     tell("loading the script")
+    load_start = time.perf_counter()
     script = load(request.text, device=device)
+    load_ms = (time.perf_counter() - load_start) * 1e3
     fusion = script.fusion
     tell("computing the torch reference")
     in_place = any(out.alias_input is not None for out in fusion.outputs)
@@ -181,6 +188,7 @@ def _run(request: RunRequest, tell: Progress) -> RunResult:
     options = {"backend": request.backend, "alias_outputs": request.alias_outputs, "profile": True}
     results, profile, compiled = execute(fusion, script.inputs, progress=tell, **options)
     first_call_ms = (time.perf_counter() - start) * 1e3
+    stages = (("load script", load_ms), *profile.stages_ms)
     if has_cuda():  # the first call compiled and validated; time a warm call
         results, profile, _ = execute(fusion, script.inputs, progress=tell, **options)
     tell("comparing the outputs with the torch reference")
@@ -190,14 +198,15 @@ def _run(request: RunRequest, tell: Progress) -> RunResult:
     outputs = tuple(
         _summary(fusion, out.name, got, want) for (out, want), got in zip(returned, results, strict=True)
     )
-    baselines = []
-    if has_cuda():
-        for backend in request.baselines:
-            tell(f"profiling the {backend} baseline")
-            execute(fusion, script.inputs, backend=backend)  # compile outside the timing
-            _, baseline, _ = execute(fusion, script.inputs, backend=backend, profile=True)
-            baselines.append((backend, baseline))
-    return RunResult(None, outputs, profile, first_call_ms, compiled.kernels, tuple(baselines))
+    comparison, notes = [], ()
+    if has_cuda() and request.compare:
+        tell("measuring the run beside torch")
+        comparison, notes = compare_case(
+            script, backend=request.backend, alias_outputs=request.alias_outputs, progress=tell
+        )
+    return RunResult(
+        None, outputs, profile, first_call_ms, stages, compiled.kernels, tuple(comparison), notes
+    )
 
 
 def _summary(fusion: Fusion, name: str, got: torch.Tensor, want: torch.Tensor) -> OutputSummary:

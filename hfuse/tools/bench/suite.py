@@ -62,7 +62,6 @@ def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list
     from hfuse.loader import load
     from hfuse.service.measure import compare_case
 
-    torch._dynamo.reset()  # a fresh torch.compile cache per case: no recompile limit across cases
     script = load(text, device="cuda")
     found, disagreements = compare_case(script, alias_outputs=False, combo=True)
     by_name = {t.candidate: t for t in found}
