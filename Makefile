@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 PORT ?= 8501
 
-.PHONY: app test lint gpu-test bench fuzz clean system-packages
+.PHONY: app test lint gpu-test gpu-fuzz bench fuzz clean system-packages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ fuzz: $(VENV)/.installed
 # On a GPU machine whose python3 has torch and Triton (nothing else is needed):
 gpu-test:
 	PYTHONPATH=. python3 -m pytest -q -p no:cacheprovider tests/gpu
+
+# Random fusions through generated kernels on the GPU, checked against torch (N fusions, 3 backends each).
+gpu-fuzz:
+	HFUSE_TEST_EXAMPLES=$${N:-500} PYTHONPATH=. python3 -m pytest -q -p no:cacheprovider \
+		tests/test_engine_properties.py
 
 bench:
 	PYTHONPATH=. python3 -m hfuse.tools.bench

@@ -326,9 +326,9 @@ def fusions(draw: Draw) -> Fusion:
     return b.build()
 
 
-def random_inputs(fusion: Fusion, seed: int) -> list[Any]:
-    """Fresh inputs laid out with each input's strides: normal floats, small ints, random bools.
-    A symbolic scalar gets a number drawn from the same seed."""
+def random_inputs(fusion: Fusion, seed: int, device: str = "cpu") -> list[Any]:
+    """Fresh inputs laid out with each input's strides, on `device`: normal floats, small ints, random
+    bools. A symbolic scalar gets a number drawn from the same seed."""
     generator = torch.Generator().manual_seed(seed)
     inputs: list[Any] = []
     for name in fusion.inputs:
@@ -343,5 +343,5 @@ def random_inputs(fusion: Fusion, seed: int) -> list[Any]:
             storage = torch.rand(size, generator=generator) > 0.5
         else:
             storage = torch.randint(-4, 5, (size,), generator=generator).to(value.dtype.torch)
-        inputs.append(storage.as_strided(value.shape, value.strides))
+        inputs.append(storage.to(device).as_strided(value.shape, value.strides))
     return inputs

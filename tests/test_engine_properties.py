@@ -3,6 +3,8 @@ segmentation strategies, with and without aliased outputs, and match the torch r
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 from hypothesis import HealthCheck, given, note, settings
@@ -20,7 +22,8 @@ from hfuse.tolerance import compare, reduction_size
 # (backend, alias_outputs): hfuse with views of inputs served without kernels, hfuse with every
 # output computed, and one kernel per op chain.
 CONFIGS = (("hfuse", True), ("hfuse", False), ("naive", False))
-EXAMPLES = 60
+# A longer campaign (on a GPU: `make gpu-fuzz`) sets HFUSE_TEST_EXAMPLES.
+EXAMPLES = int(os.environ.get("HFUSE_TEST_EXAMPLES", "60"))
 
 
 def _storage(tensor: torch.Tensor) -> int:
@@ -52,14 +55,14 @@ def _check_against_reference(fusion: Fusion, results: list[torch.Tensor], inputs
         assert comparison.ok, f"{label}: {out.name}: {comparison.message}"
 
 
-def _check_engine(fusion: Fusion) -> None:
+def _check_engine(fusion: Fusion, device: str) -> None:
     for backend, alias_outputs in CONFIGS:
         label = f"{backend}, alias_outputs={alias_outputs}"
-        inputs = random_inputs(fusion, seed=0)
+        inputs = random_inputs(fusion, seed=0, device=device)
         # The first run of a plan is validated by the runtime itself (ValidationError on a mismatch).
         results, _, compiled = execute(fusion, inputs, backend=backend, alias_outputs=alias_outputs)
         _check_storage(compiled, inputs, results)
-        fresh = random_inputs(fusion, seed=1)
+        fresh = random_inputs(fusion, seed=1, device=device)
         results, _, _ = execute(fusion, fresh, backend=backend, alias_outputs=alias_outputs)
         _check_against_reference(fusion, results, fresh, label)
 
@@ -71,9 +74,9 @@ def _check_engine(fusion: Fusion) -> None:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(fusion=fusions())
-def test_random_fusions_match_the_reference_under_every_strategy(fresh_cache, fusion):
+def test_random_fusions_match_the_reference_under_every_strategy(fresh_cache, device, fusion):
     note(print_fusion(fusion))
-    _check_engine(fusion)
+    _check_engine(fusion, device)
 
 
 # ---- fusions the random search once failed on, reduced by hand ---------------------------------
@@ -137,5 +140,5 @@ REGRESSIONS = [
 
 
 @pytest.mark.parametrize("make", [r[1] for r in REGRESSIONS], ids=[r[0] for r in REGRESSIONS])
-def test_fusions_found_by_the_random_search_match_the_reference(fresh_cache, make):
-    _check_engine(make())
+def test_fusions_found_by_the_random_search_match_the_reference(fresh_cache, device, make):
+    _check_engine(make(), device)
