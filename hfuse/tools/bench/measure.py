@@ -72,16 +72,43 @@ def in_layout(outputs: Sequence[torch.Tensor], like: Sequence[torch.Tensor]) -> 
     return laid_out
 
 
+def saved_in_place_inputs(fusion, inputs: Sequence[object]) -> dict[int, torch.Tensor]:
+    """Copies of the inputs that outputs added with `alias_input` overwrite, by position."""
+    positions = {name: i for i, name in enumerate(fusion.inputs)}
+    targets = {positions[out.alias_input] for out in fusion.outputs if out.alias_input is not None}
+    return {i: inputs[i].clone() for i in sorted(targets)}
+
+
+def restore(inputs: Sequence[object], saved: dict[int, torch.Tensor]) -> None:
+    """Puts back the inputs that calls wrote into, so that the next call starts where the first did."""
+    for i, value in saved.items():
+        inputs[i].copy_(value)
+
+
+def every_output(fusion, inputs: Sequence[object], returned: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+    """All of the fusion's outputs in order after a call that returned `returned`: an output added with
+    `alias_input` is not returned but written into that input, so it is read from there."""
+    positions = {name: i for i, name in enumerate(fusion.inputs)}
+    rest = iter(returned)
+    return [
+        inputs[positions[out.alias_input]] if out.alias_input is not None else next(rest)
+        for out in fusion.outputs
+    ]
+
+
 def candidates(
     script, expected_layout: Sequence[torch.Tensor], nbytes: int, plan_kernels: int
 ) -> list[Candidate]:
-    """eager, torch.compile (default and combo kernels), hfuse and a clone of `nbytes` bytes."""
+    """eager, torch.compile (default and combo kernels), hfuse and a clone of `nbytes` bytes. Each
+    returns what `fd.execute` returns and writes in-place outputs into their inputs, as hfuse does."""
     from hfuse.reference import evaluate
 
     fusion, fd, inputs = script.fusion, script.fd, script.inputs
+    returned = [i for i, out in enumerate(fusion.outputs) if out.alias_input is None]
 
     def reference(*xs: torch.Tensor) -> list[torch.Tensor]:
-        return in_layout(evaluate(fusion, list(xs)), expected_layout)
+        results = evaluate(fusion, list(xs))  # also writes in-place outputs into xs
+        return in_layout([results[i] for i in returned], expected_layout)
 
     compiled = torch.compile(reference, dynamic=False)
     with torch._inductor.config.patch(combo_kernels=True):
@@ -97,12 +124,17 @@ def candidates(
     ]
 
 
-def check(candidate: Candidate, expected: Sequence[torch.Tensor], dtypes, reduction_sizes) -> None:
+def check(candidate: Candidate, script, expected: Sequence[torch.Tensor], dtypes, reduction_sizes) -> None:
+    """One call of the candidate against `expected`, every output of the fusion (in-place ones read
+    from their inputs)."""
     from hfuse.tolerance import compare
 
-    actual = as_list(candidate.fn())
-    if len(actual) != len(expected):
-        raise HfuseError(f"{candidate.name}: {len(actual)} outputs, {len(expected)} expected")
+    fusion = script.fusion
+    returned = as_list(candidate.fn())
+    wanted = sum(out.alias_input is None for out in fusion.outputs)
+    if len(returned) != wanted:
+        raise HfuseError(f"{candidate.name}: {len(returned)} outputs, {wanted} expected")
+    actual = every_output(fusion, script.inputs, returned)
     for index, (a, e) in enumerate(zip(actual, expected, strict=True)):
         result = compare(a, e, dtypes[index], reduction_sizes[index])
         if not result.ok:

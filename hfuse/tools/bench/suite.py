@@ -26,7 +26,21 @@ import torch
 from hfuse import settings
 from hfuse.errors import HfuseError
 
-COMPILE_CASES = ("nanogpt/qkv_split", "large/layernorm", "large/cross_entropy")
+# The example subsets each suite is timed at, by --sizes, and the cases whose first call is timed.
+SUITE_SUBSETS = {
+    "base": {"small": ("nanogpt",), "large": ("large",), "all": ("nanogpt", "large")},
+    "extended": {
+        "small": ("extended-decode",),
+        "large": ("extended-large",),
+        "all": ("extended-decode", "extended-large"),
+    },
+}
+COMPILE_CASES = {
+    "base": ("nanogpt/qkv_split", "large/layernorm", "large/cross_entropy"),
+    "extended": (
+        "extended-large/softmax_vocab", "extended-large/log_softmax_vocab", "extended-large/adam_step",
+    ),
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,21 +73,24 @@ def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list
     from hfuse.loader import load
     from hfuse.reference import evaluate
     from hfuse.tolerance import reduction_size
-    from hfuse.tools.bench.measure import candidates, check, measure
+    from hfuse.tools.bench.measure import candidates, check, measure, restore, saved_in_place_inputs
 
     torch._dynamo.reset()  # a fresh torch.compile cache per case: no recompile limit across cases
     script = load(text, device="cuda")
     fusion = script.fusion
+    saved = saved_in_place_inputs(fusion, script.inputs)  # every check starts from the same values
     outputs = script.fd.execute(script.inputs, alias_outputs=False, profile=True)
     profile = script.fd.profile()
     nbytes = profile.input_bytes + profile.output_bytes
+    restore(script.inputs, saved)
     expected = evaluate(fusion, script.inputs)
     dtypes = [fusion.value(out.name).dtype for out in fusion.outputs]
     sizes = [reduction_size(fusion, out.name) for out in fusion.outputs]
     cands = candidates(script, outputs, nbytes, profile.segments)  # CUDA launches (a split reduction: 2)
     for c in cands:
         if c.name != "clone":
-            check(c, expected, dtypes, sizes)
+            restore(script.inputs, saved)
+            check(c, script, expected, dtypes, sizes)
     times = measure(cands, nbytes)
     clone_gbs = nbytes / times.kernel_us["clone"] / 1e3
     rows = []
@@ -222,9 +239,11 @@ def _header(peak: float) -> str:
     )
 
 
-def _write(out: Path, header: str, rows, firsts, failures) -> None:
+def _write(out: Path, suite: str, header: str, rows, firsts, failures) -> None:
     out.mkdir(parents=True, exist_ok=True)
     slug = f"{datetime.date.today().isoformat()}-{torch.cuda.get_device_name().replace(' ', '-')}"
+    if suite != "base":
+        slug += f"-{suite}"
     (out / f"{slug}.md").write_text(to_markdown(header, rows, firsts, failures))
     record = {
         "header": header,
@@ -240,11 +259,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="hfuse bench", description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", help="run only this case (repeatable)")
-    parser.add_argument("--sizes", choices=["small", "large", "all"], default="all")
+    parser.add_argument(
+        "--suite", choices=list(SUITE_SUBSETS), default="base",
+        help="base: the nanogpt and large examples; extended: the extended-decode and extended-large ones",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sizes", choices=["small", "large", "all"], default="all",
+        help="small: nanogpt (extended-decode with --suite extended); large: large (extended-large)",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("bench/results"))
     parser.add_argument(
-        "--compile-cases", nargs="*", default=list(COMPILE_CASES), metavar="SIZE/NAME",
-        help="cases whose first call is timed in new processes (size nanogpt or large)",
+        "--compile-cases", nargs="*", default=None, metavar="SUBSET/NAME",
+        help="cases whose first call is timed in new processes (default: three of the suite's)",
     )  # fmt: skip
     parser.add_argument("--first-call", metavar="SIZE/NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -257,8 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         subset, name = args.first_call.split("/")
         print(json.dumps(first_call(name, subset)))
         return 0
-    subsets = {"small": ["nanogpt"], "large": ["large"], "all": ["nanogpt", "large"]}[args.sizes]
-    cases = [(subset, ex) for subset in subsets for ex in list_examples(subset)]
+    cases = [(subset, ex) for subset in SUITE_SUBSETS[args.suite][args.sizes] for ex in list_examples(subset)]
     if args.only:
         cases = [(s, ex) for s, ex in cases if ex.name in args.only]
     from hfuse.tools.bench.measure import warm_up_gpu
@@ -276,15 +301,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             failures.extend(f"{example.name} ({subset}): {d}" for d in disagreements)
         except Exception as err:  # a failing case is reported and the others still run
             failures.append(f"{example.name} ({subset}): {type(err).__name__}: {str(err)[:500]}")
-        _write(args.out, header, rows, [], failures)
+        _write(args.out, args.suite, header, rows, [], failures)
         torch.cuda.empty_cache()
     _progress(len(cases), len(cases), "done")
     firsts = []
+    compile_cases = COMPILE_CASES[args.suite] if args.compile_cases is None else args.compile_cases
     try:
-        firsts = first_calls(args.compile_cases)
+        firsts = first_calls(compile_cases)
     except (HfuseError, subprocess.TimeoutExpired) as err:
         failures.append(f"first calls: {err}")
-    _write(args.out, header, rows, firsts, failures)
+    _write(args.out, args.suite, header, rows, firsts, failures)
     print(to_markdown(header, rows, firsts, failures))
     return 1 if failures else 0
 
