@@ -2,7 +2,12 @@
 
 Three subsets hold the same suite at different sizes: `small` (the top folder, sized for Triton's
 interpreter on CPU), `nanogpt` (batch 16, seq 128, hidden 1024, 16 heads) and `large` (the benchmark
-sizes). The first line of every script is `# <Title>: <description>`.
+sizes). The extended suite (assets/examples/extended) holds the patterns outside it (column,
+middle-dim and full reductions, vocabulary-size rows, multi-output normalizations, backward
+fusions, strided inputs, odd sizes, an optimizer step) in three more: `extended` (interpreter
+sizes), `extended-decode` (few rows, or a few thousand tokens) and `extended-large` (training
+sizes), shapes taken from public model configs. The first line of every script is
+`# <Title>: <description>`.
 """
 
 from __future__ import annotations
@@ -13,7 +18,14 @@ from pathlib import Path
 from hfuse.errors import HfuseError
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "assets" / "examples"
-SUBSETS = {"small": EXAMPLES_DIR, "nanogpt": EXAMPLES_DIR / "nanogpt", "large": EXAMPLES_DIR / "large"}
+SUBSETS = {
+    "small": EXAMPLES_DIR,
+    "nanogpt": EXAMPLES_DIR / "nanogpt",
+    "large": EXAMPLES_DIR / "large",
+    "extended": EXAMPLES_DIR / "extended",
+    "extended-decode": EXAMPLES_DIR / "extended" / "decode",
+    "extended-large": EXAMPLES_DIR / "extended" / "large",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +61,7 @@ def _read(path: Path) -> Example:
 
 
 def list_examples(subset: str = "small") -> list[Example]:
-    """Every example of a subset ("small", "nanogpt" or "large"), sorted by name."""
+    """Every example of a subset (one of SUBSETS), sorted by name."""
     return [_read(path) for path in sorted(_subset_dir(subset).glob("*.py"))]
 
 

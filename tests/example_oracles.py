@@ -174,3 +174,138 @@ ORACLES: dict[str, Oracle] = {
     "transpose_cast": transpose_cast,
     "var_mean_layernorm": var_mean_layernorm,
 }
+
+
+# ---------------------------------------------------------------------------------- the extended suite
+
+
+def _input_grads(fn: Callable[..., torch.Tensor], grad, *xs) -> list[torch.Tensor]:
+    """The bf16 gradients of `fn` (run in fp32) with respect to each of `xs`, for the gradient `grad`."""
+    leaves = [x.float().requires_grad_() for x in xs]
+    fn(*leaves).backward(grad.float())
+    return [_bf16(leaf.grad) for leaf in leaves]
+
+
+def bias_grad_bf16(x) -> list[torch.Tensor]:
+    return [x.float().sum(dim=0)]
+
+
+def bias_grad_fp32(x) -> list[torch.Tensor]:
+    return [x.sum(dim=0)]
+
+
+def middle_sum(x) -> list[torch.Tensor]:
+    return [x.float().sum(dim=1)]
+
+
+def column_center(x) -> list[torch.Tensor]:
+    return [_bf16(x.float() - x.float().mean(dim=0))]
+
+
+def mean_all_fp32(x) -> list[torch.Tensor]:
+    return [x.mean()]
+
+
+def l2_norm_bf16(x) -> list[torch.Tensor]:
+    return [torch.linalg.vector_norm(x.float())]
+
+
+def softmax_vocab(logits) -> list[torch.Tensor]:
+    return [_bf16(torch.softmax(logits.float(), dim=-1))]
+
+
+def log_softmax_vocab(logits) -> list[torch.Tensor]:
+    return [_bf16(F.log_softmax(logits.float(), dim=-1))]
+
+
+def cross_entropy_32k(logits, targets) -> list[torch.Tensor]:
+    return [F.cross_entropy(logits.float(), targets)]
+
+
+def cross_entropy_128k(logits, targets) -> list[torch.Tensor]:
+    return [F.cross_entropy(logits.float(), targets, reduction="none")]
+
+
+def add_rmsnorm(x, residual, weight) -> list[torch.Tensor]:
+    hidden = x + residual
+    return [hidden, _bf16(F.rms_norm(hidden.float(), (x.shape[-1],), weight.float(), eps=1e-5))]
+
+
+def layernorm_backward(grad, x, mean, rstd, weight) -> list[torch.Tensor]:
+    bias = torch.zeros_like(weight, dtype=torch.float32)
+    grads = torch.ops.aten.native_layer_norm_backward(
+        grad.float(), x.float(), [x.shape[-1]], mean[:, None], rstd[:, None], weight.float(), bias, [True] * 3
+    )
+    return [_bf16(g) for g in grads]
+
+
+def rmsnorm_backward(grad, x, weight) -> list[torch.Tensor]:
+    return _input_grads(lambda x, w: F.rms_norm(x, (x.shape[-1],), w, eps=1e-5), grad, x, weight)
+
+
+def gelu_backward(grad, x) -> list[torch.Tensor]:
+    return _input_grads(F.gelu, grad, x)
+
+
+def silu_backward(grad, x) -> list[torch.Tensor]:
+    return _input_grads(F.silu, grad, x)
+
+
+def transposed_add(a, b_transposed) -> list[torch.Tensor]:
+    return [a + b_transposed]
+
+
+def expanded_bias(x, bias_expanded) -> list[torch.Tensor]:
+    return [_bf16(F.relu(x.float() + bias_expanded.float()))]
+
+
+def permuted_add(a_permuted, b) -> list[torch.Tensor]:
+    return [a_permuted + b]
+
+
+def odd_pointwise(x, y) -> list[torch.Tensor]:
+    return [_bf16(x.float() * torch.sigmoid(y.float()))]
+
+
+def odd_row_logsumexp(x) -> list[torch.Tensor]:
+    return [torch.logsumexp(x.float(), dim=1)]
+
+
+def adam_step(param, grad, exp_avg, exp_avg_sq) -> list[torch.Tensor]:
+    """The 10th step of torch.optim.Adam from the given moments, on copies: the new param, exp_avg and
+    exp_avg_sq. torch.optim.adam.adam is what Adam.step runs, without the optimizer object (whose
+    constructor imports torch._dynamo, seconds of a test's time)."""
+    from torch.optim.adam import adam
+
+    param, exp_avg, exp_avg_sq = param.clone(), exp_avg.clone(), exp_avg_sq.clone()
+    adam(
+        [param], [grad], [exp_avg], [exp_avg_sq], [], [torch.tensor(9.0)], foreach=False,
+        amsgrad=False, beta1=0.9, beta2=0.999, lr=1e-3, weight_decay=0.0, eps=1e-8, maximize=False,
+    )  # fmt: skip
+    return [param, exp_avg, exp_avg_sq]
+
+
+EXTENDED_ORACLES: dict[str, Oracle] = {
+    "adam_step": adam_step,
+    "add_layernorm": residual_layernorm,
+    "add_rmsnorm": add_rmsnorm,
+    "bias_grad_bf16": bias_grad_bf16,
+    "bias_grad_fp32": bias_grad_fp32,
+    "column_center": column_center,
+    "cross_entropy_128k": cross_entropy_128k,
+    "cross_entropy_32k": cross_entropy_32k,
+    "expanded_bias": expanded_bias,
+    "gelu_backward": gelu_backward,
+    "l2_norm_bf16": l2_norm_bf16,
+    "layernorm_backward": layernorm_backward,
+    "log_softmax_vocab": log_softmax_vocab,
+    "mean_all_fp32": mean_all_fp32,
+    "middle_sum": middle_sum,
+    "odd_pointwise": odd_pointwise,
+    "odd_row_logsumexp": odd_row_logsumexp,
+    "permuted_add": permuted_add,
+    "rmsnorm_backward": rmsnorm_backward,
+    "silu_backward": silu_backward,
+    "softmax_vocab": softmax_vocab,
+    "transposed_add": transposed_add,
+}

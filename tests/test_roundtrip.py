@@ -8,6 +8,7 @@ from hfuse import load
 from hfuse.printer import print_fusion
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "assets" / "examples").glob("*.py"))
+EXTENDED = sorted((Path(__file__).resolve().parent.parent / "assets" / "examples" / "extended").glob("*.py"))
 
 HEADER = "import torch\nfrom nvfuser import FusionDefinition, DataType\n\nwith FusionDefinition() as fd:\n"
 
@@ -139,6 +140,11 @@ def test_printed_fusions_load_back_equal(body, inputs):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_examples_round_trip(path):
+    _roundtrip(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", EXTENDED, ids=[p.stem for p in EXTENDED])
+def test_extended_examples_round_trip(path):
     _roundtrip(path.read_text(encoding="utf-8"))
 
 

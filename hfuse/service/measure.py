@@ -101,6 +101,32 @@ def in_layout(outputs: Sequence[torch.Tensor], like: Sequence[torch.Tensor]) -> 
     return laid_out
 
 
+def saved_in_place_inputs(fusion: Any, inputs: Sequence[object]) -> dict[int, torch.Tensor]:
+    """Copies of the inputs that outputs added with `alias_input` overwrite, by position."""
+    positions = {name: i for i, name in enumerate(fusion.inputs)}
+    targets = {positions[out.alias_input] for out in fusion.outputs if out.alias_input is not None}
+    return {i: inputs[i].clone() for i in sorted(targets)}
+
+
+def restore(inputs: Sequence[object], saved: dict[int, torch.Tensor]) -> None:
+    """Puts back the inputs that calls wrote into, so that the next call starts where the first did."""
+    for i, value in saved.items():
+        inputs[i].copy_(value)
+
+
+def every_output(
+    fusion: Any, inputs: Sequence[object], returned: Sequence[torch.Tensor]
+) -> list[torch.Tensor]:
+    """All of the fusion's outputs in order after a call that returned `returned`: an output added with
+    `alias_input` is not returned but written into that input, so it is read from there."""
+    positions = {name: i for i, name in enumerate(fusion.inputs)}
+    rest = iter(returned)
+    return [
+        inputs[positions[out.alias_input]] if out.alias_input is not None else next(rest)
+        for out in fusion.outputs
+    ]
+
+
 def candidates(
     script: Any,
     hfuse_outputs: Sequence[torch.Tensor],
@@ -142,12 +168,19 @@ def candidates(
     return found
 
 
-def check(candidate: Candidate, expected: Sequence[torch.Tensor], dtypes, reduction_sizes) -> None:
+def check(
+    candidate: Candidate, script: Any, expected: Sequence[torch.Tensor], dtypes, reduction_sizes
+) -> None:
+    """One call of the candidate against `expected`: every output of the fusion (in-place ones read
+    from the inputs they were written into)."""
     from hfuse.tolerance import compare
 
-    actual = as_list(candidate.fn())
-    if len(actual) != len(expected):
-        raise HfuseError(f"{candidate.name}: {len(actual)} outputs, {len(expected)} expected")
+    fusion = script.fusion
+    returned = as_list(candidate.fn())
+    wanted = sum(out.alias_input is None for out in fusion.outputs)
+    if len(returned) != wanted:
+        raise HfuseError(f"{candidate.name}: {len(returned)} outputs, {wanted} expected")
+    actual = every_output(fusion, script.inputs, returned)
     for index, (a, e) in enumerate(zip(actual, expected, strict=True)):
         result = compare(a, e, dtypes[index], reduction_sizes[index])
         if not result.ok:
@@ -279,15 +312,15 @@ def compare_case(
     tell = progress or (lambda step: None)
     torch._dynamo.reset()  # a fresh torch.compile cache per case: no recompile limit across cases
     fusion, inputs = script.fusion, script.inputs
-    pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-    returned = [out for out in fusion.outputs if out.alias_input is None]
-    expected_all = evaluate(fusion, [x.clone() if isinstance(x, torch.Tensor) else x for x in pristine])
-    expected = [e for e, out in zip(expected_all, fusion.outputs, strict=True) if out.alias_input is None]
-    dtypes = [fusion.value(out.name).dtype for out in returned]
-    sizes = [reduction_size(fusion, out.name) for out in returned]
+    saved = saved_in_place_inputs(fusion, inputs)  # every check starts from the same values
     hfuse_outputs = script.fd.execute(inputs, alias_outputs=alias_outputs, backend=backend, profile=True)
     profile = script.fd.profile()
     nbytes = profile.input_bytes + profile.output_bytes
+    restore(inputs, saved)
+    # every output; the in-place ones are the copies' tensors, which no later call writes into
+    expected = evaluate(fusion, [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
+    dtypes = [fusion.value(out.name).dtype for out in fusion.outputs]
+    sizes = [reduction_size(fusion, out.name) for out in fusion.outputs]
     tell("compiling torch.compile's baseline")
     cands = candidates(
         script, hfuse_outputs, nbytes, profile.segments, backend=backend, alias_outputs=alias_outputs,
@@ -297,9 +330,7 @@ def compare_case(
         if candidate.name == CLONE:
             continue
         tell(f"checking {candidate.name} against the torch reference")
-        for tensor, saved in zip(inputs, pristine, strict=True):
-            if isinstance(tensor, torch.Tensor):
-                tensor.copy_(saved)  # outputs written into inputs: every candidate checks the same inputs
-        check(candidate, expected, dtypes, sizes)
+        restore(inputs, saved)
+        check(candidate, script, expected, dtypes, sizes)
     times = measure(cands, nbytes, progress=tell)
     return timings(times), times.disagreements

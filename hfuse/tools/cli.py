@@ -15,6 +15,7 @@ from typing import Any
 
 from hfuse.backends import BACKENDS, EAGER, HFUSE, STRATEGIES
 from hfuse.errors import HfuseError
+from hfuse.examples import SUBSETS
 from hfuse.ir import Fusion
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.tolerance import Comparison, compare_outputs
@@ -307,11 +308,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=cmd_run)
 
     examples = commands.add_parser("examples", help="list the example gallery")
-    examples.add_argument("--subset", choices=["small", "nanogpt", "large"], default="small")
+    examples.add_argument("--subset", choices=list(SUBSETS), default="small")
     examples.set_defaults(handler=cmd_examples)
 
     # listed for --help only: main() hands `hfuse bench ...` to the benchmark, which parses its own options
-    commands.add_parser("bench", help="time the nanoGPT and large examples on a GPU (hfuse bench --help)")
+    commands.add_parser(
+        "bench", help="time the example suite at its benchmark sizes on a GPU (hfuse bench --help)"
+    )
     return parser
 
 

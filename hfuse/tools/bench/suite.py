@@ -28,7 +28,21 @@ from hfuse.backends import EAGER, HFUSE
 from hfuse.errors import HfuseError
 from hfuse.service.measure import CLONE, COMPILE
 
-COMPILE_CASES = ("nanogpt/qkv_split", "large/layernorm", "large/cross_entropy")
+# The example subsets each suite is timed at, by --sizes, and the cases whose first call is timed.
+SUITE_SUBSETS = {
+    "base": {"small": ("nanogpt",), "large": ("large",), "all": ("nanogpt", "large")},
+    "extended": {
+        "small": ("extended-decode",),
+        "large": ("extended-large",),
+        "all": ("extended-decode", "extended-large"),
+    },
+}
+COMPILE_CASES = {
+    "base": ("nanogpt/qkv_split", "large/layernorm", "large/cross_entropy"),
+    "extended": (
+        "extended-large/softmax_vocab", "extended-large/log_softmax_vocab", "extended-large/adam_step",
+    ),
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,10 +236,10 @@ def _header(peak: float) -> str:
     )
 
 
-def _write(out: Path, label: str, header: str, rows, firsts, failures) -> None:
+def _write(out: Path, suite: str, label: str, header: str, rows, firsts, failures) -> None:
     out.mkdir(parents=True, exist_ok=True)
     slug = f"{datetime.date.today().isoformat()}-{torch.cuda.get_device_name().replace(' ', '-')}"
-    slug += f"-{label}" if label else ""
+    slug += "".join(f"-{part}" for part in (suite if suite != "base" else "", label) if part)
     (out / f"{slug}.md").write_text(to_markdown(header, rows, firsts, failures))
     record = {
         "header": header,
@@ -241,12 +255,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="hfuse bench", description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", help="run only this case (repeatable)")
-    parser.add_argument("--sizes", choices=["small", "large", "all"], default="all")
+    parser.add_argument(
+        "--suite", choices=list(SUITE_SUBSETS), default="base",
+        help="base: the nanogpt and large examples; extended: the extended-decode and extended-large ones",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sizes", choices=["small", "large", "all"], default="all",
+        help="small: nanogpt (extended-decode with --suite extended); large: large (extended-large)",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("bench/results"))
     parser.add_argument("--label", default="", help="added to the result files' names")
     parser.add_argument(
-        "--compile-cases", nargs="*", default=list(COMPILE_CASES), metavar="SIZE/NAME",
-        help="cases whose first call is timed in new processes (size nanogpt or large)",
+        "--compile-cases", nargs="*", default=None, metavar="SUBSET/NAME",
+        help="cases whose first call is timed in new processes (default: three of the suite's)",
     )  # fmt: skip
     parser.add_argument(
         "--first-calls-only", action="store_true", help="time only the first calls of --compile-cases"
@@ -262,8 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         subset, name = args.first_call.split("/")
         print(json.dumps(first_call(name, subset)))
         return 0
-    subsets = {"small": ["nanogpt"], "large": ["large"], "all": ["nanogpt", "large"]}[args.sizes]
-    cases = [(subset, ex) for subset in subsets for ex in list_examples(subset)]
+    cases = [(subset, ex) for subset in SUITE_SUBSETS[args.suite][args.sizes] for ex in list_examples(subset)]
     if args.first_calls_only:
         cases = []
     if args.only:
@@ -283,15 +303,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             failures.extend(f"{example.name} ({subset}): {d}" for d in disagreements)
         except Exception as err:  # a failing case is reported and the others still run
             failures.append(f"{example.name} ({subset}): {type(err).__name__}: {str(err)[:500]}")
-        _write(args.out, args.label, header, rows, [], failures)
+        _write(args.out, args.suite, args.label, header, rows, [], failures)
         torch.cuda.empty_cache()
     _progress(len(cases), len(cases), "done")
     firsts = []
+    compile_cases = COMPILE_CASES[args.suite] if args.compile_cases is None else args.compile_cases
     try:
-        firsts = first_calls(args.compile_cases)
+        firsts = first_calls(compile_cases)
     except (HfuseError, subprocess.TimeoutExpired) as err:
         failures.append(f"first calls: {err}")
-    _write(args.out, args.label, header, rows, firsts, failures)
+    _write(args.out, args.suite, args.label, header, rows, firsts, failures)
     print(to_markdown(header, rows, firsts, failures))
     return 1 if failures else 0
 

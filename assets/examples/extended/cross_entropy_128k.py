@@ -1,0 +1,30 @@
+# Cross-entropy per token, 128K vocabulary (bf16): fp32 loss of each row of [8,97] bf16 logits against int64 targets (log-softmax, gather); sized down from Llama-3 vocabulary 128256
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def nvfuser_fusion_id110(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False, stride_order=[1, 0])
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int, is_cpu=False, stride_order=[0])
+    T2 = fd.ops.cast(T0, dtype=DataType.Float)
+    T3 = fd.ops.max(T2, dims=[1], keepdim=False, dtype=DataType.Null)
+    T7 = fd.ops.broadcast_in_dim(T3, shape=[8, 97], broadcast_dims=[0])
+    T8 = fd.ops.sub(T2, T7)
+    T9 = fd.ops.exp(T8)
+    T10 = fd.ops.sum(T9, dims=[1], keepdim=False, dtype=DataType.Null)
+    T11 = fd.ops.log(T10)
+    T15 = fd.ops.broadcast_in_dim(T11, shape=[8, 97], broadcast_dims=[0])
+    T16 = fd.ops.sub(T8, T15)
+    T20 = fd.ops.broadcast_in_dim(T1, shape=[8, 1], broadcast_dims=[0])
+    T21 = fd.ops.gather(T16, T20, dim=1)
+    T22 = fd.ops.squeeze(T21, dims=[1])
+    T23 = fd.ops.neg(T22)
+    fd.add_output(T23)
+
+with FusionDefinition() as fd:
+    nvfuser_fusion_id110(fd)
+
+inputs = [
+    torch.testing.make_tensor((8, 97), dtype=torch.bfloat16, device='cuda:0'),
+    torch.randint(0, 97, (8,), dtype=torch.int64, device='cuda:0'),
+]
+fd.execute(inputs)

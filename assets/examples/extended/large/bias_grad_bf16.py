@@ -1,0 +1,17 @@
+# Bias gradient (bf16 -> fp32): sum(x.float(), dim=0) of a [16384,4096] bf16 gradient, an fp32 bias grad; Llama-2 7B hidden 4096
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def nvfuser_fusion_id101(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False, stride_order=[1, 0])
+    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)
+    fd.add_output(T2)
+
+with FusionDefinition() as fd:
+    nvfuser_fusion_id101(fd)
+
+inputs = [
+    torch.testing.make_tensor((16384, 4096), dtype=torch.bfloat16, device='cuda:0'),
+]
+fd.execute(inputs)

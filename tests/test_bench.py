@@ -1,0 +1,56 @@
+"""`hfuse bench` without a GPU: the suites name examples that exist, and in-place outputs are checked
+from the inputs they were written into, every check starting from the same input values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from hfuse.examples import get_example, list_examples
+from hfuse.service.measure import every_output, restore, saved_in_place_inputs
+from hfuse.tools.bench.suite import COMPILE_CASES, SUITE_SUBSETS
+
+
+@pytest.mark.parametrize("suite", list(SUITE_SUBSETS))
+def test_every_suite_times_examples_that_exist(suite):
+    for subset in SUITE_SUBSETS[suite]["all"]:
+        assert list_examples(subset), subset
+    for case in COMPILE_CASES[suite]:
+        subset, name = case.split("/")
+        assert get_example(name, subset).name == name
+
+
+IN_PLACE = [
+    ("adam-step", get_example("adam_step", "extended").text, [0, 2, 3]),  # every output written in place
+    (
+        "batchnorm-running-stats",  # two written in place, three returned
+        (Path(__file__).parent / "unseen" / "batchnorm_running_stats_alias.py").read_text(),
+        [3, 4],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "written"), [c[1:] for c in IN_PLACE], ids=[c[0] for c in IN_PLACE])
+@pytest.mark.usefixtures("fresh_cache")
+def test_in_place_outputs_are_read_back_from_their_inputs_and_the_inputs_restored(text, written):
+    from hfuse import load
+    from hfuse.reference import evaluate
+    from hfuse.tolerance import assert_close, reduction_size
+
+    script = load(text, device="cpu")
+    before = [x.clone() for x in script.inputs]
+    saved = saved_in_place_inputs(script.fusion, script.inputs)
+    assert sorted(saved) == written
+    evaluate(script.fusion, script.inputs)  # writes into the inputs, as a call does
+    assert not all(torch.equal(x, y) for x, y in zip(script.inputs, before, strict=True))
+    restore(script.inputs, saved)
+    expected = [e.clone() for e in evaluate(script.fusion, [x.clone() for x in script.inputs])]
+    assert all(torch.equal(x, y) for x, y in zip(script.inputs, before, strict=True))
+    returned = script.fd.execute(script.inputs)
+    actual = every_output(script.fusion, script.inputs, returned)
+    assert len(actual) == len(expected) == len(script.fusion.outputs)
+    for got, want, out in zip(actual, expected, script.fusion.outputs, strict=True):
+        assert_close(got, want, reduction_size=reduction_size(script.fusion, out.name))
+    assert len(returned) == len(expected) - len(written)
