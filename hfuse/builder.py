@@ -12,6 +12,7 @@ from hfuse.errors import DefinitionError, LimitError, loc_of
 from hfuse.infer.common import OutSpec
 from hfuse.ir import Expr, Fusion, Kind, Op, Output, Value, contiguous_strides, freeze_attrs
 from hfuse.ops import infer
+from hfuse.units import format_size
 
 
 class FusionBuilder:
@@ -83,11 +84,12 @@ class FusionBuilder:
         """Refuses a fusion whose results would take more than HFUSE_MAX_OUTPUT_BYTES, before any runs."""
         tensors = [s for s in specs if s.kind is Kind.TENSOR]
         self._result_bytes += sum(math.prod(s.shape) * s.dtype.itemsize for s in tensors)
-        limit = settings.MAX_OUTPUT_BYTES.as_int()
+        limit = settings.MAX_OUTPUT_BYTES.as_bytes()
         if self._result_bytes > limit:
             raise LimitError(
-                f"{op.frontend_name}: the fusion's results take {self._result_bytes} bytes up to "
-                f"here; the limit is {limit} bytes (set {settings.MAX_OUTPUT_BYTES.env} to compute more)",
+                f"{op.frontend_name}: the fusion's results take {format_size(self._result_bytes)} up to "
+                f"here; the limit is {format_size(limit)} "
+                f"(set {settings.MAX_OUTPUT_BYTES.env} to compute more)",
                 loc=loc_of(loc),
             )
 

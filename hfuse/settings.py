@@ -41,13 +41,46 @@ class Setting:
         return Path(self.raw()).expanduser()
 
 
+AUTO = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryLimit(Setting):
+    """A size in bytes. `auto` follows the machine: a share of the GPU's memory where kernels run on a
+    GPU, a fixed size where they run in Triton's interpreter on the CPU (slow beyond small tensors)."""
+
+    gpu_share: float = 0.9
+    interpreter_bytes: int = 1 << 30
+
+    def as_bytes(self) -> int:
+        if self.raw().strip().lower() != AUTO:
+            return self.as_int()
+        gpu = gpu_memory_bytes()
+        return int(gpu * self.gpu_share) if gpu else self.interpreter_bytes
+
+
+def gpu_memory_bytes() -> int | None:
+    """The memory of the GPU kernels run on, or None without one."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+
+
 CACHE_DIR = Setting("HFUSE_CACHE_DIR", str(Path.home() / ".cache" / "hfuse"), "folder for generated kernels")
 MAX_SCRIPT_CHARS = Setting(
     "HFUSE_MAX_SCRIPT_CHARS", "200000", "longest script the loader reads, in characters"
 )
 MAX_OPS = Setting("HFUSE_MAX_OPS", "2000", "most ops (fd calls) one definition may record")
 MAX_RANK = Setting("HFUSE_MAX_RANK", "8", "highest tensor rank")
-MAX_INPUT_BYTES = Setting("HFUSE_MAX_INPUT_BYTES", str(4 << 30), "total bytes of a script's inputs")
+MAX_INPUT_BYTES = MemoryLimit(
+    "HFUSE_MAX_INPUT_BYTES",
+    AUTO,
+    "total bytes of a script's inputs; auto: half of the GPU's memory, 4 GiB in the interpreter",
+    gpu_share=0.5,
+    interpreter_bytes=4 << 30,
+)
 MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
 POISON_OUTPUTS = Setting(
     "HFUSE_POISON_OUTPUTS",
@@ -74,10 +107,13 @@ MAX_SHORT_LINK_BYTES = Setting(
 )
 MAX_SHORT_LINKS = Setting("HFUSE_MAX_SHORT_LINKS", "100000", "most definitions the short-link store keeps")
 MAX_DIAGRAM_EXPRS = Setting("HFUSE_MAX_DIAGRAM_EXPRS", "400", "most ops drawn in one diagram")
-MAX_OUTPUT_BYTES = Setting(
+MAX_OUTPUT_BYTES = MemoryLimit(
     "HFUSE_MAX_OUTPUT_BYTES",
-    str(16 << 30),
-    "total bytes one run allocates: kernel outputs and intermediates, and the reference's when validating",
+    AUTO,
+    "total bytes one run allocates (kernel outputs and intermediates, and the reference's when "
+    "validating); auto: 90% of the GPU's memory, 16 GiB in the interpreter",
+    gpu_share=0.9,
+    interpreter_bytes=16 << 30,
 )
 RUN_TIMEOUT_S = Setting(
     "HFUSE_RUN_TIMEOUT_S", "120", "seconds one run may last in the worker (load, compile, launch, check)"

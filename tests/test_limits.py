@@ -68,7 +68,7 @@ SCRIPT_LIMITS = [
     ("result-bytes", settings.MAX_OUTPUT_BYTES, 1000, 10**6,
      _script("    fd.add_output(fd.ops.broadcast_in_dim(T0, shape=[100, 4, 4], broadcast_dims=[1, 2]))\n",
              inputs="", define=STATIC),
-     "the fusion's results take 6400 bytes up to here; the limit is 1000 bytes", 6),
+     "the fusion's results take 6.2 KiB (6400 bytes) up to here; the limit is 1000 bytes", 6),
 ]  # fmt: skip
 
 

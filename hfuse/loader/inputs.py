@@ -19,6 +19,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import LimitError
 from hfuse.ir import Fusion, Value
 from hfuse.loader.interpreter import MISSING, CallSite, Interpreted, describe, is_number
+from hfuse.units import format_size
 
 TORCH_DTYPES = {
     "float32": torch.float32, "float": torch.float32,
@@ -291,10 +292,10 @@ def _check_rank(site: CallSite, rank: int) -> None:
 
 
 def _check_bytes(site: CallSite, nbytes: int) -> None:
-    limit = settings.MAX_INPUT_BYTES.as_int()
+    limit = settings.MAX_INPUT_BYTES.as_bytes()
     if nbytes > limit:
         raise site.limit(
-            f"this input needs {nbytes} bytes; the inputs may take {limit} bytes in all "
+            f"this input needs {format_size(nbytes)}; the inputs may take {format_size(limit)} in all "
             f"(set {settings.MAX_INPUT_BYTES.env})"
         )
 
@@ -395,11 +396,11 @@ def random_inputs(fusion: Fusion, device: torch.device) -> list[Any]:
     """Inputs for a script without an inputs list: random tensors laid out as the definition says."""
     values = [fusion.value(name) for name in fusion.inputs]
     total = sum(_storage_elements(v.shape, v.strides) * v.dtype.itemsize for v in values if v.is_tensor)
-    limit = settings.MAX_INPUT_BYTES.as_int()
+    limit = settings.MAX_INPUT_BYTES.as_bytes()
     if total > limit:
         raise LimitError(
-            f"the definition's inputs need {total} bytes; the inputs may take {limit} bytes in all "
-            f"(set {settings.MAX_INPUT_BYTES.env})"
+            f"the definition's inputs need {format_size(total)}; the inputs may take {format_size(limit)} "
+            f"in all (set {settings.MAX_INPUT_BYTES.env})"
         )
     return [_random_tensor(v, device) if v.is_tensor else _EXAMPLE_SCALARS[_kind(v.dtype)] for v in values]
 

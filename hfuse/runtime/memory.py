@@ -18,6 +18,7 @@ from hfuse.ir import Fusion
 from hfuse.pipeline import Compiled
 from hfuse.runtime.device import has_cuda
 from hfuse.segment.model import SchedulerKind
+from hfuse.units import format_size as size
 
 
 def run_bytes(compiled: Compiled, *, validating: bool) -> int:
@@ -44,7 +45,7 @@ def tensor_bytes(fusion: Fusion, names: Iterable[str]) -> int:
 
 def check_run_memory(needed: int, what: str) -> None:
     """LimitError when `what` would allocate more than HFUSE_MAX_OUTPUT_BYTES or than the GPU has free."""
-    limit = settings.MAX_OUTPUT_BYTES.as_int()
+    limit = settings.MAX_OUTPUT_BYTES.as_bytes()
     if needed > limit:
         raise LimitError(
             f"{what} would allocate {size(needed)}, above the limit of {size(limit)} for one run: "
@@ -94,15 +95,3 @@ def out_of_memory_error(detail: str, needed: int | None, what: str) -> LimitErro
         f"{what} ran out of device memory ({detail}){wanted}{now}. Use smaller "
         f"inputs; {settings.MAX_OUTPUT_BYTES.env} refuses runs above a size before they allocate"
     )
-
-
-def size(nbytes: int) -> str:
-    """`nbytes` for people: exact below a KiB, else with a binary unit."""
-    if nbytes < 1024:
-        return f"{nbytes} bytes"
-    value = float(nbytes)
-    for unit in ("KiB", "MiB", "GiB", "TiB"):
-        value /= 1024
-        if value < 1024 or unit == "TiB":
-            break
-    return f"{value:.1f} {unit} ({nbytes} bytes)"
