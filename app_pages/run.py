@@ -140,7 +140,7 @@ def show_kernels(result: RunResult) -> None:
             "% of peak": _number(k.percentage_peak_bandwidth, " %"),
             "compile": "cached" if profile.cache_hit else _ms(k.compile_time_ms),
         }
-        for k in profile.kernel_profiles
+        for k in profile.segment_profiles
     ]
     st.dataframe(rows, hide_index=True, key="run_kernels")
     totals = st.columns(6)
@@ -162,7 +162,7 @@ def show_kernels(result: RunResult) -> None:
         help="A cached call's wall time, back to back, host work included (measured on a GPU only)",
     )
     totals[5].metric("First call", _ms(result.first_call_ms), help=STAGE_HELP)
-    timed = [k for k in profile.kernel_profiles if k.effective_bandwidth_gbs is not None]
+    timed = [k for k in profile.segment_profiles if k.effective_bandwidth_gbs is not None]
     if timed:
         st.markdown(
             "**Bandwidth per kernel**"

@@ -157,7 +157,7 @@ def _profile(kernels: tuple[KernelProfile, ...], meaningful: bool) -> FusionProf
         backend="hfuse",
         device="cuda",
         segments=sum(k.launches_kernel for k in kernels),
-        kernel_profiles=kernels,
+        segment_profiles=kernels,
         kernel_time_ms=time_ms,
         host_time_ms=0.5,
         compile_time_ms=12.0,

@@ -345,8 +345,9 @@ def test_eager_backend_is_one_torch_segment(device):
     fusion = _pointwise_fusion()
     _, profile, compiled = execute(fusion, _inputs(fusion, device), backend="eager", profile=True)
     assert compiled.kernels == () and compiled.kernel_count == 0
-    assert [(k.scheduler, k.launches_kernel) for k in profile.kernel_profiles] == [("torch", False)]
-    assert profile.kernel_profiles[0].input_bytes == 2 * 200 * F32
+    assert [(k.scheduler, k.launches_kernel) for k in profile.segment_profiles] == [("torch", False)]
+    assert profile.segment_profiles[0].input_bytes == 2 * 200 * F32
+    assert profile.kernel_profiles == ()  # torch's kernels, not generated ones
 
 
 def test_in_place_outputs_are_written_into_their_input_and_not_returned(device):

@@ -62,7 +62,7 @@ def build_profile(
         backend=backend,
         device=device_name(),
         segments=compiled.kernel_count,
-        kernel_profiles=tuple(kernels),
+        segment_profiles=tuple(kernels),
         kernel_time_ms=kernel_time_ms,
         host_time_ms=host_ms,
         compile_time_ms=0.0 if cache_hit else plan.prepare_ms + first_launches,

@@ -27,7 +27,7 @@ class FusionProfile:
     backend: str
     device: str
     segments: int  # kernels launched
-    kernel_profiles: tuple[KernelProfile, ...]
+    segment_profiles: tuple[KernelProfile, ...]  # every segment: kernels, and alias and torch segments
     kernel_time_ms: float | None
     host_time_ms: float
     compile_time_ms: float
@@ -43,3 +43,8 @@ class FusionProfile:
     # The first run's stages in order (passes, segment, codegen, load kernels, first launches, reference,
     # compare) and their milliseconds; empty for a later run.
     stages_ms: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def kernel_profiles(self) -> tuple[KernelProfile, ...]:
+        """The segments that launch generated kernels, as nvFuser lists them: none for a fusion of views."""
+        return tuple(k for k in self.segment_profiles if k.launches_kernel)

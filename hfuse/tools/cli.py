@@ -90,7 +90,7 @@ def _align(rows: list[list[str]]) -> str:
 
 def format_kernel_table(profile: FusionProfile) -> str:
     rows = [list(KERNEL_COLUMNS)]
-    for index, kernel in enumerate(profile.kernel_profiles):
+    for index, kernel in enumerate(profile.segment_profiles):
         row = kernel_row(index, kernel)
         grid = "x".join(str(g) for g in kernel.grid) if kernel.launches_kernel else "-"
         warps = str(kernel.num_warps) if kernel.launches_kernel else "-"
@@ -256,7 +256,7 @@ def _run_report(
     }
     if profile is not None:
         report |= {
-            "kernels": [kernel_row(i, k) for i, k in enumerate(profile.kernel_profiles)],
+            "kernels": [kernel_row(i, k) for i, k in enumerate(profile.segment_profiles)],
             "segments": profile.segments,
             "kernel_time_ms": profile.kernel_time_ms,
             "host_time_ms": profile.host_time_ms,

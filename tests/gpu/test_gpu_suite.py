@@ -76,7 +76,7 @@ def test_inductor_backend_matches_reference(example):
     expected = evaluate(script.fusion, _fresh(script.inputs))
     outputs, profile, _ = execute(script.fusion, _fresh(script.inputs), backend="inductor", profile=True)
     assert len(outputs) <= len(expected)
-    assert profile.validated and profile.kernel_profiles[0].time_ms > 0
+    assert profile.validated and profile.segment_profiles[0].time_ms > 0
 
 
 def test_seed_at_nanogpt_shape_is_one_kernel_and_reports_bandwidth():
