@@ -6,10 +6,10 @@ the two), and answer with a reason in plain words either way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hfuse.ir import Fusion, Op
+from hfuse.ir import Expr, Fusion, Op
 from hfuse.segment.analysis import Refusal
 from hfuse.segment.graph import KERNEL_KINDS, GroupGraph, index_of
 from hfuse.segment.model import Group, SchedulerKind
@@ -35,14 +35,14 @@ def can_share_launch(a: Group, b: Group, fusion: Fusion, others: Sequence[Group]
 def fuse_verdict(a: Group, b: Group, fusion: Fusion, graph: GroupGraph) -> Verdict:
     producer, consumer = (b, a) if graph.edge_tensor(b, a) else (a, b)
     refusal = (
-        _kind_refusal(producer, consumer, graph) or _hint_refusal(a, b, fusion) or _cycle_refusal(a, b, graph)
+        kind_refusal(producer, consumer, graph) or _hint_refusal(a, b, fusion) or cycle_refusal(a, b, graph)
     )
     if refusal:
         return Verdict(False, refusal)
-    plan = index_of(fusion).plan([*a.exprs, *b.exprs])
-    if isinstance(plan, Refusal):
-        return Verdict(False, plan.reason)
-    return Verdict(True, f"one {plan.kind.value} kernel: {plan.note}")
+    fit = index_of(fusion).fit([*a.exprs, *b.exprs])
+    if isinstance(fit, Refusal):
+        return Verdict(False, fit.reason)
+    return Verdict(True, f"one {fit.kind.value} kernel: {fit.note}")
 
 
 def share_verdict(a: Group, b: Group, graph: GroupGraph) -> Verdict:
@@ -66,7 +66,7 @@ def share_verdict(a: Group, b: Group, graph: GroupGraph) -> Verdict:
     return Verdict(True, f"groups {a.id} and {b.id} are independent: one launch, the grid split between them")
 
 
-def _kind_refusal(producer: Group, consumer: Group, graph: GroupGraph) -> str | None:
+def kind_refusal(producer: Group, consumer: Group, graph: GroupGraph) -> str | None:
     tensor = graph.edge_tensor(producer, consumer)
     for g in (producer, consumer):
         if g.kind is SchedulerKind.ALIAS:
@@ -89,15 +89,21 @@ def _kind_refusal(producer: Group, consumer: Group, graph: GroupGraph) -> str | 
 
 
 def _hint_refusal(a: Group, b: Group, fusion: Fusion) -> str | None:
-    readers = index_of(fusion).readers
+    index = index_of(fusion)
     union = {*a.exprs, *b.exprs}
-    for expr in union:
-        if expr.op is Op.SEGMENT_SET and any(r in union for r in readers.get(expr.outputs[0], ())):
+    segment_sets = sorted((e for e in union if e.op is Op.SEGMENT_SET), key=index.position.__getitem__)
+    return hint_refusal(segment_sets, lambda name: any(r in union for r in index.readers.get(name, ())))
+
+
+def hint_refusal(segment_sets: Iterable[Expr], read_inside: Callable[[str], bool]) -> str | None:
+    """The boundary a SEGMENT_SET of the union asks for, when the union reads its result."""
+    for expr in segment_sets:
+        if read_inside(expr.outputs[0]):
             return f"SEGMENT_SET asks for a boundary here: {expr.outputs[0]} = segment_set({expr.inputs[0]})"
     return None
 
 
-def _cycle_refusal(a: Group, b: Group, graph: GroupGraph) -> str | None:
+def cycle_refusal(a: Group, b: Group, graph: GroupGraph) -> str | None:
     for start, goal in ((a, b), (b, a)):
         through = graph.detour(start.id, goal.id)
         if through is not None:
