@@ -154,6 +154,30 @@ def test_spaces_record_rows_and_reduced_dims():
     assert [b.id for b in seg.groups[0].branches] == [1, 2]
 
 
+ROWS = IterSpace((16, 64), (1,))
+# (fusion, each kernel's plan: its space and its outputs holding one value per row, branches in order)
+PLANS = [
+    ("layer_norm_saves_mean_and_rstd", cases.layer_norm, [(ROWS, ("T4", "T6"))]),
+    ("softmax", cases.softmax, [(ROWS, ())]),
+    ("cross_entropy", cases.cross_entropy, [(ROWS, ("T11",)), (IterSpace((16, 1), (0, 1)), ("T14",))]),
+    (
+        "qk_norm_branches",
+        cases.qk_norm,
+        [(IterSpace((8, 4, 16), (2,)), ()), (IterSpace((8, 2, 16), (2,)), ())],
+    ),
+    ("transpose_cast", cases.transpose_cast, [(IterSpace((32, 64)), ())]),
+    ("matmul_gelu", cases.matmul_gelu, [(IterSpace((16, 64)), ())]),
+]
+
+
+@pytest.mark.parametrize(("build", "plans"), [case[1:] for case in PLANS], ids=[case[0] for case in PLANS])
+def test_kernel_groups_carry_the_plan_code_generation_follows(build, plans):
+    _, seg = segment_fusion(build())
+    kernels = [k for g in seg.groups if g.kind.launches_kernel for k in (g.branches or (g,))]
+    assert [(k.space, k.row_outputs) for k in kernels] == plans
+    assert all(set(k.row_outputs) <= set(k.outputs) for k in kernels)
+
+
 def _two_reductions():
     b = Builder()
     x = b.define_tensor((8, 6), F32)
