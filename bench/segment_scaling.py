@@ -177,11 +177,19 @@ def time_compile(make: Callable[[], Fusion], repeats: int) -> Timing | str:
 def machine() -> dict[str, object]:
     return {
         "date": datetime.date.today().isoformat(),
-        "cpu": platform.processor() or platform.machine(),
+        "cpu": _cpu_name(),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "torch": torch.__version__,
     }
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as info:
+            return next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
 
 
 def main(argv: list[str]) -> None:

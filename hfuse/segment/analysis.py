@@ -90,12 +90,14 @@ def analyze(positions: Sequence[int], index: FusionIndex, outputs: Sequence[str]
 def kernel_state(
     positions: Sequence[int], index: FusionIndex, outputs: Sequence[str]
 ) -> KernelState | Refusal:
+    """The analysis of the exprs at `positions`, in that order, kept as a state (or why no kernel can
+    compute them)."""
     values = index.values
     reductions = [p for p in positions if index.exprs[p].op in REDUCTION_OPS]
     written = [values[name] for name in outputs if values[name].is_tensor]
     if not reductions:
         produced = {name for p in positions for name in index.exprs[p].outputs}
-        return pointwise_state(index, written, {}, written_keys(index, written), produced)
+        return pointwise_state(index, written, {}, produced)
     first = index.exprs[reductions[0]]
     space = IterSpace.reduced_by(first, values)
     roles: dict[str, Role] = {}
@@ -112,10 +114,6 @@ def kernel_state(
     )
 
 
-def written_keys(index: FusionIndex, written: Sequence[Value]) -> list[tuple[int, int]]:
-    return [index.output_key[v.name] for v in written]
-
-
 def misfit(written: Sequence[Value], space: IterSpace) -> Refusal | None:
     for value in written:
         if value.shape != space.shape and not space.holds_row(value.shape):
@@ -127,31 +125,27 @@ def misfit(written: Sequence[Value], space: IterSpace) -> Refusal | None:
 
 
 def first_broadcast_back(index: FusionIndex, positions: Sequence[int], roles: dict[str, Role]) -> int | None:
+    """The first of the exprs at `positions` that computes a full value."""
     return next(
         (p for p in positions if any(roles.get(n) is Role.FULL for n in index.exprs[p].outputs)), None
     )
 
 
 def pointwise_state(
-    index: FusionIndex,
-    written: Sequence[Value],
-    walks: WalkMemo,
-    keys: Sequence[tuple[int, int]],
-    produced: Container[str],
+    index: FusionIndex, written: Sequence[Value], walks: WalkMemo, produced: Container[str]
 ) -> KernelState | Refusal:
-    """The state of a kernel without reductions writing `written` (whose output keys are `keys`). The
-    transposed-input walks look up and fill `walks`; `produced` says which values the kernel computes
-    (see `first_transposed_input`)."""
+    """The state of a kernel without reductions writing `written`. The transposed-input walks look up and
+    fill `walks`; `produced` says which values the kernel computes (see `first_transposed_input`)."""
     refusal = shape_refusal(written)
     if refusal is not None:
         return refusal
     space = IterSpace(written[0].shape if written else ())
     transposed = None
-    for value, key in zip(written, keys, strict=True):
+    for value in written:
         inner = index.innermost(value.name)
         found = None if inner is None else first_transposed_input(index, (value.name, inner), walks, produced)
         if found is not None:
-            transposed = (key, value.name, inner, found)
+            transposed = (index.output_key[value.name], value.name, inner, found)
             break
     return KernelState(pointwise_fit(space, transposed), None, {}, None, transposed, walks)
 

@@ -35,7 +35,7 @@ def can_share_launch(a: Group, b: Group, fusion: Fusion, others: Sequence[Group]
 def fuse_verdict(a: Group, b: Group, fusion: Fusion, graph: GroupGraph) -> Verdict:
     producer, consumer = (b, a) if graph.edge_tensor(b, a) else (a, b)
     refusal = (
-        kind_refusal(producer, consumer, graph) or _hint_refusal(a, b, fusion) or cycle_refusal(a, b, graph)
+        _kind_refusal(producer, consumer, graph) or _hint_refusal(a, b, fusion) or _cycle_refusal(a, b, graph)
     )
     if refusal:
         return Verdict(False, refusal)
@@ -66,7 +66,7 @@ def share_verdict(a: Group, b: Group, graph: GroupGraph) -> Verdict:
     return Verdict(True, f"groups {a.id} and {b.id} are independent: one launch, the grid split between them")
 
 
-def kind_refusal(producer: Group, consumer: Group, graph: GroupGraph) -> str | None:
+def _kind_refusal(producer: Group, consumer: Group, graph: GroupGraph) -> str | None:
     tensor = graph.edge_tensor(producer, consumer)
     for g in (producer, consumer):
         if g.kind is SchedulerKind.ALIAS:
@@ -90,9 +90,12 @@ def kind_refusal(producer: Group, consumer: Group, graph: GroupGraph) -> str | N
 
 def _hint_refusal(a: Group, b: Group, fusion: Fusion) -> str | None:
     index = index_of(fusion)
+    segment_sets = {e for e in (*a.exprs, *b.exprs) if e.op is Op.SEGMENT_SET}
+    if not segment_sets:
+        return None
     union = {*a.exprs, *b.exprs}
-    segment_sets = sorted((e for e in union if e.op is Op.SEGMENT_SET), key=index.position.__getitem__)
-    return hint_refusal(segment_sets, lambda name: any(r in union for r in index.readers.get(name, ())))
+    ordered = sorted(segment_sets, key=index.position.__getitem__)
+    return hint_refusal(ordered, lambda name: any(r in union for r in index.readers.get(name, ())))
 
 
 def hint_refusal(segment_sets: Iterable[Expr], read_inside: Callable[[str], bool]) -> str | None:
@@ -103,7 +106,7 @@ def hint_refusal(segment_sets: Iterable[Expr], read_inside: Callable[[str], bool
     return None
 
 
-def cycle_refusal(a: Group, b: Group, graph: GroupGraph) -> str | None:
+def _cycle_refusal(a: Group, b: Group, graph: GroupGraph) -> str | None:
     for start, goal in ((a, b), (b, a)):
         through = graph.detour(start.id, goal.id)
         if through is not None:
