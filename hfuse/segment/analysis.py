@@ -142,7 +142,7 @@ def pointwise_state(
     space = IterSpace(written[0].shape if written else ())
     transposed = None
     for value in written:
-        inner = index.innermost(value.name)
+        inner = index.stored_inner_dim(value.name)
         found = None if inner is None else first_transposed_input(index, (value.name, inner), walks, produced)
         if found is not None:
             transposed = (index.output_key[value.name], value.name, inner, found)

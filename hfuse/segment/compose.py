@@ -110,7 +110,7 @@ def _transposed_outputs(
         from_first = value.name in by_first
         if kept is not None and not from_first:
             continue
-        inner = index.innermost(value.name)
+        inner = index.stored_inner_dim(value.name)
         if inner is None:
             continue
         found = first_transposed_input(index, (value.name, inner), walks, produced)

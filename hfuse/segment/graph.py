@@ -44,7 +44,7 @@ class FusionIndex:
         self.stride_orders = {o.name: o.stride_order for o in fusion.outputs if o.stride_order is not None}
         self.fits: dict[tuple[int, ...], KernelFit | Refusal] = {}  # by expr positions
         self._scalar_chains: dict[int, frozenset[int]] = {}
-        self._innermost: dict[str, int | None] = {}
+        self._stored_inner_dim: dict[str, int | None] = {}
         self._operand_dims: dict[tuple[str, int], list[tuple[str, int]]] = {}
         self._read_transposed: dict[tuple[str, int], bool] = {}
 
@@ -81,10 +81,10 @@ class FusionIndex:
             self._scalar_chains[position] = frozenset(chain)
         return self._scalar_chains[position]
 
-    def innermost(self, name: str) -> int | None:
-        """The dim a written value walks contiguously in memory (its stride order's for fusion outputs that
-        ask for one), or None for values of rank < 2 or without such a dim."""
-        if name not in self._innermost:
+    def stored_inner_dim(self, name: str) -> int | None:
+        """The dim along which a kernel's stores of `name` are contiguous (the innermost of its stride order
+        for a fusion output that asks for one), or None for values of rank < 2 or without such a dim."""
+        if name not in self._stored_inner_dim:
             value = self.values[name]
             if value.rank < 2:
                 inner = None
@@ -93,8 +93,8 @@ class FusionIndex:
                 inner = inner if value.shape[inner] > 1 else None
             else:
                 inner = innermost_dim(value.shape, value.strides)
-            self._innermost[name] = inner
-        return self._innermost[name]
+            self._stored_inner_dim[name] = inner
+        return self._stored_inner_dim[name]
 
     def operand_dims(self, name: str, dim: int) -> list[tuple[str, int]]:
         """The (operand, dim) pairs that dim `dim` of the computed value `name` runs along."""
