@@ -3,6 +3,7 @@ its hash, import it, launch it on poisoned output buffers, and compare with the 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import os
@@ -18,9 +19,9 @@ from hfuse.codegen import Options, generate
 from hfuse.codegen.kernel import largest_offset
 from hfuse.codegen.model import KernelSource
 from hfuse.dtypes import DataType
-from hfuse.ir import Fusion, Op, Value
+from hfuse.ir import Family, Fusion, Op, Value
 from hfuse.reference import evaluate_values
-from hfuse.segment.model import Group, SchedulerKind
+from hfuse.segment.model import Group, IterSpace, SchedulerKind
 from hfuse.tolerance import assert_close
 
 if not torch.cuda.is_available():
@@ -75,10 +76,42 @@ def random_tensor(value: Value, low: float = -3.0, high: float = 3.0) -> torch.T
     return storage.as_strided(value.shape, value.strides)
 
 
+def planned(group: Group, fusion: Fusion) -> Group:
+    """A hand-built kernel group with the plan the segmenter gives a group of its kind: a reduction
+    group iterates over the space of its first reduction, its outputs of another shape holding one value
+    per row; any other over the shape of its outputs."""
+    values = fusion.value_map
+    reductions = [e for e in group.exprs if e.op.family in (Family.REDUCTION, Family.VAR)]
+    if group.kind in (SchedulerKind.REDUCTION, SchedulerKind.NORMALIZATION) and reductions:
+        space = IterSpace.reduced_by(reductions[0], values)
+        rows = tuple(n for n in group.outputs if values[n].shape != space.shape)
+        return dataclasses.replace(group, space=space, row_outputs=rows)
+    shape = next((values[n].shape for n in group.outputs if values[n].is_tensor), ())
+    return dataclasses.replace(group, space=IterSpace(shape))
+
+
 def whole_group(fusion: Fusion, kind: SchedulerKind, group_id: int = 0) -> Group:
-    """Every expr of the fusion in one group writing the fusion's outputs."""
-    inputs = tuple(n for n in fusion.inputs)
-    return Group(group_id, kind, fusion.exprs, inputs, fusion.output_names)
+    """Every expr of the fusion in one group writing the fusion's outputs, planned (see `planned`). A
+    pointwise or transpose kernel iterates over one shape: outputs of several become the branches of one
+    horizontal launch, a branch per shape."""
+    inputs, outputs = tuple(fusion.inputs), fusion.output_names
+    shapes = dict.fromkeys(fusion.value(n).shape for n in outputs)
+    if kind not in (SchedulerKind.POINTWISE, SchedulerKind.TRANSPOSE) or len(shapes) < 2:
+        return planned(Group(group_id, kind, fusion.exprs, inputs, outputs), fusion)
+    branches = tuple(
+        planned(
+            Group(
+                group_id + n,
+                kind,
+                fusion.exprs,
+                inputs,
+                tuple(o for o in outputs if fusion.value(o).shape == s),
+            ),
+            fusion,
+        )
+        for n, s in enumerate(shapes, start=1)
+    )
+    return Group(group_id, SchedulerKind.HORIZONTAL, fusion.exprs, inputs, outputs, branches)
 
 
 def run(group: Group, fusion: Fusion, env: dict[str, object], options: Options | None = None) -> dict:

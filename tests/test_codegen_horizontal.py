@@ -4,7 +4,7 @@ fusions cut by the segmenter, every kernel compared with the reference."""
 from __future__ import annotations
 
 import pytest
-from codegen_harness import check, generate, whole_group
+from codegen_harness import check, generate, planned, whole_group
 from test_codegen_pointwise import _seed
 from test_codegen_reduction import cross_entropy, layer_norm, rms_norm, softmax
 from test_codegen_transpose import permute_cast
@@ -31,7 +31,7 @@ def _branches_of(fusion: Fusion, kinds: list[SchedulerKind]) -> Group:
                 stack.extend(expr.inputs)
         ordered = tuple(e for e in fusion.exprs if e in exprs)
         inputs = tuple(n for n in fusion.inputs if any(n in e.inputs for e in ordered))
-        branches.append(Group(n + 1, kind, ordered, inputs, (name,)))
+        branches.append(planned(Group(n + 1, kind, ordered, inputs, (name,)), fusion))
     return Group(
         0, SchedulerKind.HORIZONTAL, fusion.exprs, fusion.inputs, fusion.output_names, tuple(branches)
     )

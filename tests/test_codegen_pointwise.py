@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -13,7 +14,7 @@ from hfuse.codegen.kernel import needs_wide_index
 from hfuse.dtypes import DataType
 from hfuse.errors import KernelError, UnsupportedError
 from hfuse.ir import Op
-from hfuse.segment.model import Group, SchedulerKind
+from hfuse.segment.model import Group, IterSpace, SchedulerKind
 
 F32, F16, BF16, I32, I64, BOOL = (DataType.Float, DataType.Half, DataType.BFloat16, DataType.Int32,
                                   DataType.Int, DataType.Bool)  # fmt: skip
@@ -324,6 +325,19 @@ def test_no_kernel_for_alias_and_torch_groups():
         alias = Group(3, kind, group.exprs, group.inputs, group.outputs)
         with pytest.raises(UnsupportedError, match=f"group 3 is a {kind.value} group: it launches no kernel"):
             generate(alias, fusion)
+
+
+def test_a_group_without_a_plan_is_refused():
+    fusion, group = _single(Op.NEG, [F32])
+    unplanned = Group(0, POINTWISE, group.exprs, group.inputs, group.outputs)
+    with pytest.raises(UnsupportedError, match="group 0 has no iteration space"):
+        generate(unplanned, fusion)
+
+
+def test_an_output_off_the_planned_shape_is_refused():
+    fusion, group = _single(Op.NEG, [F32])
+    with pytest.raises(UnsupportedError, match=r"iterates over \[4, 36\] but writes T1: Float\[4, 37\]"):
+        generate(dataclasses.replace(group, space=IterSpace((4, 36))), fusion)
 
 
 def test_unsupported_op_names_the_op_and_the_expr():

@@ -266,6 +266,16 @@ def test_two_reduction_spaces_in_one_group_are_refused():
         generate(whole_group(fusion, REDUCTION), fusion)
 
 
+def test_a_planned_row_output_that_holds_no_row_is_refused():
+    fusion = softmax(F32)
+    group = whole_group(fusion, NORMALIZATION)
+    as_rows = dataclasses.replace(group, row_outputs=group.outputs)
+    with pytest.raises(
+        UnsupportedError, match=r"writes T\d+: Float\[5, 33\], which is neither that shape nor one"
+    ):
+        generate(as_rows, fusion)
+
+
 def test_reduction_group_without_reduction_is_refused():
     b = FusionBuilder()
     x = b.define_tensor([4, 6], F32)

@@ -154,6 +154,30 @@ def test_spaces_record_rows_and_reduced_dims():
     assert [b.id for b in seg.groups[0].branches] == [1, 2]
 
 
+ROWS = IterSpace((16, 64), (1,))
+# (fusion, each kernel's plan: its space and its outputs holding one value per row, branches in order)
+PLANS = [
+    ("layer_norm_saves_mean_and_rstd", cases.layer_norm, [(ROWS, ("T4", "T6"))]),
+    ("softmax", cases.softmax, [(ROWS, ())]),
+    ("cross_entropy", cases.cross_entropy, [(ROWS, ("T11",)), (IterSpace((16, 1), (0, 1)), ("T14",))]),
+    (
+        "qk_norm_branches",
+        cases.qk_norm,
+        [(IterSpace((8, 4, 16), (2,)), ()), (IterSpace((8, 2, 16), (2,)), ())],
+    ),
+    ("transpose_cast", cases.transpose_cast, [(IterSpace((32, 64)), ())]),
+    ("matmul_gelu", cases.matmul_gelu, [(IterSpace((16, 64)), ())]),
+]
+
+
+@pytest.mark.parametrize(("build", "plans"), [case[1:] for case in PLANS], ids=[case[0] for case in PLANS])
+def test_kernel_groups_carry_the_plan_code_generation_follows(build, plans):
+    _, seg = segment_fusion(build())
+    kernels = [k for g in seg.groups if g.kind.launches_kernel for k in (g.branches or (g,))]
+    assert [(k.space, k.row_outputs) for k in kernels] == plans
+    assert all(set(k.row_outputs) <= set(k.outputs) for k in kernels)
+
+
 def _two_reductions():
     b = Builder()
     x = b.define_tensor((8, 6), F32)
@@ -268,3 +292,37 @@ def test_merging_around_a_torch_op_would_create_a_cycle():
 def test_unknown_strategy_is_refused_with_the_choices():
     with pytest.raises(UnsupportedError, match=r"strategy 'greedy' is unknown; use one of hfuse, naive"):
         segment(cases.softmax(), strategy="greedy")
+
+
+def _two_row_sums_then_a_full_value():
+    """s1 and s2 are row sums; the group of s1 and the subtraction meets s2's group last."""
+    b = Builder()
+    x, y = b.define_tensor((4, 6), F32), b.define_tensor((4, 6), F32)
+    total = b.op(Op.ADD, b.sum(x, [1], keepdim=True), b.sum(y, [1], keepdim=True))
+    b.add_output(b.op(Op.SUB, x, total))
+    return b.build()
+
+
+def _two_transposed_outputs():
+    """T2 and T3 both read a column-major input along its rows; T3's group meets T2's (with T4) last."""
+    b = Builder()
+    xt, yt = (b.define_tensor((4, 6), F32, strides=(1, 4)) for _ in range(2))
+    a, p = b.op(Op.EXP, xt), b.op(Op.NEG, yt)
+    for value in (a, p, b.op(Op.ADD, a, p)):
+        b.add_output(value)
+    return b.build()
+
+
+@pytest.mark.parametrize(
+    ("build", "named"),
+    [
+        (_two_row_sums_then_a_full_value, "the result of T3 is broadcast back"),
+        (_two_transposed_outputs, "the innermost dim 1 of T3 comes from dim 1 of T1"),
+    ],
+    ids=["first_reduction", "first_transposed_output"],
+)
+def test_a_merged_kernel_is_named_after_the_group_the_merge_tried_first(build, named):
+    """A merge analyses the producer's exprs, then the consumer's: the note names what comes first in
+    that order, here the later of two in the fusion."""
+    (group,) = segment(build()).groups
+    assert named in group.note

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
+import random_fusions
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from segment_cases import F32, Builder, random_inputs, run_groups, segment_fusion
 
+from hfuse.errors import DefinitionError
 from hfuse.ir import Fusion, Op, Value
 from hfuse.reference import evaluate
+from hfuse.segment.analysis import KernelState, Refusal, kernel_state
+from hfuse.segment.graph import build_group
+from hfuse.segment.merge import Merger
 from hfuse.segment.model import SchedulerKind
 
 UNARY = [Op.EXP, Op.NEG, Op.SIN, Op.TANH]
@@ -114,3 +121,58 @@ def _check_invariants(fusion: Fusion, strategy: str, alias_outputs: bool) -> Non
 @given(fusion=fusions())
 def test_segmentation_invariants_hold_on_random_fusions(fusion, strategy, alias_outputs):
     _check_invariants(fusion, strategy, alias_outputs)
+
+
+def _positions(merger: Merger, gid: int) -> list[int]:
+    facts = merger.facts[gid]
+    return sorted([*facts.own, *facts.copied])
+
+
+def _checked_kernel():
+    """`Merger.kernel`, checking each merged fit against the analysis of the union from scratch: the fit
+    in the order the merge tried the two groups in, the state a later merge continues from in position
+    order."""
+    kernel = Merger.kernel
+
+    def checking(self: Merger, first, second, *, independent: bool):
+        index = self.index
+        ordered = _positions(self, first.id) + _positions(self, second.id)
+        union = sorted(set(ordered))
+        expected = index.fit([index.exprs[p] for p in ordered])
+        merged = kernel(self, first, second, independent=independent)
+        assert (merged is None) == isinstance(expected, Refusal)
+        if merged is None:
+            return None
+        group, state = merged
+        whole, _ = build_group(-1, union, index)
+        assert state.fit == expected
+        assert (group.inputs, group.outputs) == (whole.inputs, whole.outputs)
+        scratch = kernel_state(union, index, whole.outputs)
+        assert isinstance(scratch, KernelState)
+        assert (state.reduction, state.broadcast_back, state.roles) == (
+            scratch.reduction,
+            scratch.broadcast_back,
+            scratch.roles,
+        )
+        assert (state.transposed or (None,))[0] == (scratch.transposed or (None,))[0]
+        return merged
+
+    return checking
+
+
+@st.composite
+def _laid_out_fusions(draw) -> Fusion:
+    """`random_fusions.fusions()` (inputs in several layouts, so that some kernels transpose), but for the
+    few draws whose three operands of a ternary op do not broadcast together."""
+    try:
+        return draw(random_fusions.fusions())
+    except DefinitionError:
+        reject()
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fusion=st.one_of(fusions(), _laid_out_fusions()))
+def test_a_merge_continues_the_analyses_of_its_two_groups_to_that_of_the_union(fusion):
+    with mock.patch.object(Merger, "kernel", _checked_kernel()):
+        for strategy, alias_outputs in (("hfuse", True), ("hfuse", False), ("naive", False)):
+            segment_fusion(fusion, strategy, alias_outputs)

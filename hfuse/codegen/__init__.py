@@ -2,10 +2,12 @@
 
     generate(group, fusion) -> KernelSource
 
-POINTWISE groups get a flat index per output shape, TRANSPOSE groups 2-D tiles, REDUCTION and
-NORMALIZATION groups rows x reduced columns (in two launches when the rows are few and long, see
-`split`); a HORIZONTAL group concatenates the parts of its branches into one grid. ALIAS and TORCH
-groups have no kernel.
+What a kernel computes is the segmenter's plan: the group's iteration space (`Group.space`) and which
+of its outputs hold one value per row (`Group.row_outputs`); code generation chooses how to tile and
+loop over it. POINTWISE groups get a flat index over the space, TRANSPOSE groups 2-D tiles, REDUCTION
+and NORMALIZATION groups rows x reduced columns (in two launches when the rows are few and long, see
+`split`); a HORIZONTAL group concatenates the parts of its branches (each with its own plan) into one
+grid. ALIAS and TORCH groups have no kernel.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Pointwise kernels: a flat 1-D index over each output shape, in the outputs' memory order.
+"""Pointwise kernels: a flat 1-D index over the group's iteration space, in the outputs' memory order.
 
-Outputs of one shape are computed by the same program (one index, shared loads). Outputs of
-different shapes get their own part of the grid (see kernel.py), each with its own flat index.
+The segmenter's plan gives the space (`Group.space`); every output is written at each of its indices,
+by the same program (one index, shared loads).
 """
 
 from __future__ import annotations
@@ -18,20 +18,34 @@ from hfuse.errors import UnsupportedError
 from hfuse.ir import Fusion
 from hfuse.layout import memory_order
 from hfuse.ops import Cost, op_def
-from hfuse.segment.model import Group
+from hfuse.segment.model import Group, IterSpace
 
 
-def output_spaces(group: Group, fusion: Fusion) -> list[tuple[tuple[int, ...], list[str]]]:
-    """The group's outputs grouped by shape, in first-appearance order."""
-    spaces: dict[tuple[int, ...], list[str]] = {}
-    for name in group.outputs:
+def planned_space(group: Group) -> IterSpace:
+    """What the segmenter planned the group's kernel to iterate over."""
+    if group.space is None:
+        raise UnsupportedError(
+            f"group {group.id} has no iteration space: generate kernels for the groups `segment` makes"
+        )
+    return group.space
+
+
+def written_over(group: Group, fusion: Fusion) -> tuple[tuple[int, ...], list[str]]:
+    """The shape a pointwise or transpose group iterates over, and the tensors it writes at each index."""
+    shape = planned_space(group).shape
+    names = list(dict.fromkeys(group.outputs))
+    if not names:
+        raise UnsupportedError(f"group {group.id} has no outputs to compute")
+    for name in names:
         value = fusion.value(name)
         if not value.is_tensor:
             raise UnsupportedError(f"group {group.id} writes the scalar {name}; kernels write tensors only")
-        spaces.setdefault(value.shape, []).append(name)
-    if not spaces:
-        raise UnsupportedError(f"group {group.id} has no outputs to compute")
-    return list(spaces.items())
+        if value.shape != shape:
+            raise UnsupportedError(
+                f"group {group.id} iterates over {list(shape)} but writes {value.describe()}; "
+                "write it from another kernel"
+            )
+    return shape, names
 
 
 def flat_part(
@@ -77,4 +91,4 @@ def _evaluates_long_math(group: Group) -> bool:
 
 
 def pointwise_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
-    return [flat_part(group, fusion, shape, names, options) for shape, names in output_spaces(group, fusion)]
+    return [flat_part(group, fusion, *written_over(group, fusion), options)]

@@ -32,7 +32,7 @@ from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import Part, cdiv, next_power_of_2
 from hfuse.codegen.lower import Index, Lowering, describe
 from hfuse.codegen.options import Options
-from hfuse.codegen.rows import reduced_dims, row_space, store_row_outputs, tile_rows
+from hfuse.codegen.rows import row_space, store_row_outputs, tile_rows
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion, Op, Value
@@ -178,10 +178,7 @@ class RowReducer:
     # ---- the Reducer protocol ---------------------------------------------------------------
     def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]:
         source = lowering.values[expr.inputs[0]]
-        dims = reduced_dims(expr, source.rank)
-        if source.shape != self.shape or dims != self.dims:
-            raise UnsupportedError(f"this kernel reduces dims {list(self.dims)} of {list(self.shape)} only")
-        kept = [d for d in range(source.rank) if d not in dims]
+        kept = [d for d in range(source.rank) if d not in self.dims]
         positions = [index.dims[d] for d in kept] if len(index.dims) == source.rank else list(index.dims)
         if self.body.deps_of(" ".join(positions)) & self.column_axes:
             raise UnsupportedError(

@@ -1,5 +1,6 @@
-"""The rows and columns of a reduction group: the reduced space, what each output holds (a value per
-element of that space, or one per row), and the tile of rows a program owns."""
+"""The rows and columns of a reduction group: the reduced space and what each output holds (a value per
+element of that space, or one per row), both from the segmenter's plan (`Group.space`,
+`Group.row_outputs`), and the tile of rows a program owns."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from hfuse.codegen.code import Body
 from hfuse.codegen.indexing import delinearize, term
 from hfuse.codegen.kernel import needs_wide_index
 from hfuse.codegen.lower import Index, Lowering, describe
+from hfuse.codegen.pointwise import planned_space
 from hfuse.codegen.probe import load_axes
 from hfuse.errors import UnsupportedError
-from hfuse.ir import Expr, Fusion, Op
+from hfuse.ir import Fusion
 from hfuse.ops import op_def
-from hfuse.segment.model import Group
+from hfuse.segment.model import Group, IterSpace
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,51 +56,34 @@ class RowTile:
     positions: dict[int, str]
 
 
-def reduced_dims(expr: Expr, rank: int) -> tuple[int, ...]:
-    dims = tuple(sorted(expr.attr("dims", ())))
-    if not dims and expr.op.family is not Op.SUM.family:
-        return tuple(range(rank))  # var, var_mean and welford with no dims reduce everything
-    return dims
-
-
-def reduction_space(group: Group, fusion: Fusion) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The shape every reduction of the group reads and the dims they all reduce."""
+def row_space(group: Group, fusion: Fusion) -> RowSpace:
+    """The group's planned space as rows and columns; checks that its reductions and outputs fit it."""
+    space = planned_space(group)
+    shape, dims = space.shape, space.reduced_dims
     reductions = [e for e in group.exprs if op_def(e.op).reduces]
     if not reductions:
         raise UnsupportedError(f"group {group.id} is a {group.kind.value} group without a reduction")
-    first = fusion.value(reductions[0].inputs[0])
-    shape, dims = first.shape, reduced_dims(reductions[0], first.rank)
-    for expr in reductions[1:]:
-        source = fusion.value(expr.inputs[0])
-        if source.shape != shape or reduced_dims(expr, source.rank) != dims:
+    values = fusion.value_map
+    for expr in reductions:
+        if IterSpace.reduced_by(expr, values) != space:
             raise UnsupportedError(
                 f"group {group.id} reduces {list(shape)} over dims {list(dims)} and also "
                 f"`{describe(expr)}` over another space; one kernel reduces one space, so split the group"
             )
-    return shape, dims
-
-
-def row_space(group: Group, fusion: Fusion) -> RowSpace:
-    shape, dims = reduction_space(group, fusion)
-    keepdim_shape = tuple(1 if d in dims else e for d, e in enumerate(shape))
-    row_shape = tuple(e for d, e in enumerate(shape) if d not in dims)
-    full_outputs, row_outputs = [], []
-    for name in dict.fromkeys(group.outputs):
-        value = fusion.value(name)
-        if value.shape == shape:
-            full_outputs.append(name)
-        elif value.shape in (row_shape, keepdim_shape):
-            row_outputs.append(name)
-        else:
+    full_outputs, row_outputs = group.full_outputs, tuple(dict.fromkeys(group.row_outputs))
+    for name in full_outputs + row_outputs:
+        value = values[name]
+        fits = value.shape == shape if name in full_outputs else space.holds_row(value.shape)
+        if not value.is_tensor or not fits:
             raise UnsupportedError(
                 f"group {group.id} reduces {list(shape)} over dims {list(dims)}, "
                 f"but writes {value.describe()}, which is neither that shape nor one value per row; "
                 "write it from another kernel"
             )
-    values = [fusion.value(n) for n in (*group.inputs, *group.outputs)]
-    wide = needs_wide_index(values, math.prod(shape))
+    args = [values[n] for n in (*group.inputs, *group.outputs)]
+    wide = needs_wide_index(args, math.prod(shape))
     outer = _is_outer(group, fusion, shape, dims)
-    return RowSpace(shape, dims, tuple(full_outputs), tuple(row_outputs), outer, wide)
+    return RowSpace(shape, dims, full_outputs, row_outputs, outer, wide)
 
 
 def tile_rows(body: Body, first: str | None, tile: int, space: RowSpace) -> RowTile:

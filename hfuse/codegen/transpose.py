@@ -17,7 +17,7 @@ from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
 from hfuse.codegen.lower import Index, Lowering
 from hfuse.codegen.options import Options
-from hfuse.codegen.pointwise import flat_part, output_spaces
+from hfuse.codegen.pointwise import flat_part, written_over
 from hfuse.codegen.probe import load_axes
 from hfuse.ir import Fusion
 from hfuse.layout import innermost_dim
@@ -90,11 +90,8 @@ def tiled_part(
 
 
 def transpose_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
-    parts = []
-    for shape, names in output_spaces(group, fusion):
-        axes = tile_axes(group, fusion, shape, names)
-        if axes is None:
-            parts.append(flat_part(group, fusion, shape, names, options))
-        else:
-            parts.append(tiled_part(group, fusion, shape, names, axes, options))
-    return parts
+    shape, names = written_over(group, fusion)
+    axes = tile_axes(group, fusion, shape, names)
+    if axes is None:
+        return [flat_part(group, fusion, shape, names, options)]
+    return [tiled_part(group, fusion, shape, names, axes, options)]

@@ -1,9 +1,10 @@
 """Segmentation: which exprs each kernel computes, and why the kernels are cut where they are.
 
 `segment` starts from one group per expr (aliased outputs in one ALIAS group), then merges:
-vertically along edges, same-space groups into one kernel, the rest into shared launches. The
-`naive` strategy only merges along single-reader chains without reductions and never horizontally:
-one kernel per op chain, as fusion compilers once did for the QKV split.
+vertically along edges, same-space groups into one kernel, the rest into shared launches (one loop
+drives the three steps, see `merge`). The `naive` strategy only merges along single-reader chains
+without reductions and never horizontally: one kernel per op chain, as fusion compilers once did
+for the QKV split.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections.abc import Sequence
 from hfuse.backends import HFUSE, NAIVE, STRATEGIES
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion
-from hfuse.segment.graph import GroupGraph, is_copied_scalar, make_group
+from hfuse.segment.analysis import KernelState
+from hfuse.segment.graph import GroupGraph, build_group, index_of
 from hfuse.segment.legality import Verdict, can_fuse, can_share_launch, fuse_verdict
-from hfuse.segment.merge import Merger, is_chain_link
+from hfuse.segment.merge import Merger
 from hfuse.segment.model import (
     AliasInfo,
     Boundary,
@@ -26,6 +28,7 @@ from hfuse.segment.model import (
     SchedulerKind,
     Segmentation,
 )
+from hfuse.segment.steps import Horizontal, SameSpace, Vertical, is_chain_link
 
 
 def segment(fusion: Fusion, *, strategy: str = HFUSE, alias: Sequence[AliasInfo] = ()) -> Segmentation:
@@ -37,21 +40,21 @@ def segment(fusion: Fusion, *, strategy: str = HFUSE, alias: Sequence[AliasInfo]
         )
     aliases = tuple(alias) if strategy == HFUSE else ()
     alias_exprs = _alias_exprs(fusion, aliases)
-    groups: list[Group] = []
+    groups: list[tuple[Group, KernelState | None]] = []
     if aliases:
         inputs = tuple(dict.fromkeys(a.input for a in aliases))
         outputs = tuple(a.output for a in aliases)
         note = "outputs are strided views of inputs: no data moves"
-        groups.append(Group(0, SchedulerKind.ALIAS, tuple(alias_exprs), inputs, outputs, note=note))
-    rest = [e for e in fusion.exprs if e not in alias_exprs and not is_copied_scalar(e, fusion)]
-    groups += [make_group(len(groups) + i, [e], fusion) for i, e in enumerate(rest)]
+        groups.append((Group(0, SchedulerKind.ALIAS, tuple(alias_exprs), inputs, outputs, note=note), None))
+    index = index_of(fusion)
+    taken = {index.position[e] for e in alias_exprs} | index.copied_positions
+    rest = [p for p in range(len(fusion.exprs)) if p not in taken]
+    groups += [build_group(len(groups) + i, [p], index) for i, p in enumerate(rest)]
     merger = Merger(groups, fusion)
     if strategy == NAIVE:
-        merger.vertical(allowed=is_chain_link)
+        merger.run([Vertical(allowed=is_chain_link)])
     else:
-        while merger.vertical() | merger.same_space():
-            pass
-        merger.horizontal()
+        merger.run([Vertical(), SameSpace(), Horizontal()])
     return _finish(merger.groups, fusion, strategy, aliases)
 
 
@@ -83,13 +86,18 @@ def _finish(
         final.append(dataclasses.replace(g, id=new_id[g.id], branches=tuple(branches)))
     graph = GroupGraph(final, fusion)
     boundaries, refused = [], {}
+    verdicts: dict[tuple[int, int], Verdict] = {}
     for consumer in final:
         for tensor in consumer.inputs:
-            producer_id = graph.owner.get(tensor)
+            producer_id = graph.owner(tensor)
             if producer_id is None:
                 continue
             producer = graph.groups[producer_id]
-            reason = _boundary_reason(producer, consumer, tensor, final, fusion, strategy)
+            writer = next((b for b in producer.branches if tensor in b.outputs), producer)
+            reader = next((b for b in consumer.branches if tensor in b.inputs), consumer)
+            if (writer.id, reader.id) not in verdicts:
+                verdicts[writer.id, reader.id] = _verdict(writer, reader, producer, consumer, graph, fusion)
+            reason = _boundary_reason(producer, consumer, tensor, verdicts[writer.id, reader.id], strategy)
             boundaries.append(Boundary(producer.id, consumer.id, tensor, reason))
             refused.setdefault((producer.id, consumer.id), reason)
     return Segmentation(
@@ -101,13 +109,18 @@ def _finish(
     )
 
 
-def _boundary_reason(
-    producer: Group, consumer: Group, tensor: str, groups: list[Group], fusion: Fusion, strategy: str
-) -> str:
-    writer = next((b for b in producer.branches if tensor in b.outputs), producer)
-    reader = next((b for b in consumer.branches if tensor in b.inputs), consumer)
-    others = [g for g in groups if g.id not in (producer.id, consumer.id)]
-    verdict = fuse_verdict(writer, reader, fusion, GroupGraph([writer, reader, *others], fusion))
+def _verdict(
+    writer: Group, reader: Group, producer: Group, consumer: Group, graph: GroupGraph, fusion: Fusion
+) -> Verdict:
+    """Whether `writer` (a branch of `producer`, or itself) and `reader` (likewise of `consumer`) could
+    be one kernel, among the other groups."""
+    if writer is not producer or reader is not consumer:
+        others = [g for g in graph.groups.values() if g.id not in (producer.id, consumer.id)]
+        graph = GroupGraph([writer, reader, *others], fusion)
+    return fuse_verdict(writer, reader, fusion, graph)
+
+
+def _boundary_reason(producer: Group, consumer: Group, tensor: str, verdict: Verdict, strategy: str) -> str:
     if not verdict.ok:
         return verdict.reason
     if strategy == NAIVE:

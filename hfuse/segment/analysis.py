@@ -9,6 +9,10 @@ anything that moves elements (a permute, a slice, a gather) would need other row
 positions of the row, so it must read the value from global memory in another kernel. The one
 exception is a gather of one element per row along the reduced dim at positions read from memory
 (cross-entropy's picked log-probability): the program holding the row computes it there.
+
+`kernel_state` keeps what the analysis found on the way (the roles, the walks from each written
+value back to the inputs), so that the analysis of two merged kernels continues from theirs (see
+`compose`) instead of starting over.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from hfuse.ir import Expr, Fusion, Op, Value
-from hfuse.layout import innermost_dim, strides_for
+from hfuse.ir import Expr, Op, Value
 from hfuse.ops import op_def
 from hfuse.segment.dims import dim_links, is_elementwise
 from hfuse.segment.model import IterSpace, SchedulerKind
+
+if TYPE_CHECKING:
+    from hfuse.segment.graph import FusionIndex
 
 RESHAPING_VIEWS = frozenset({Op.BROADCAST_IN_DIM, Op.BROADCAST, Op.EXPAND, Op.SQUEEZE, Op.RESHAPE})
 ROW_PICKS = frozenset({Op.TAKE_ALONG_AXIS, Op.GATHER, Op.INDEX_SELECT})
@@ -34,10 +41,14 @@ class Role(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class KernelFit:
+    """The one kernel that computes a set of exprs: its scheduler kind, its iteration space, why, and which
+    of the values it writes hold one value per row (the others hold one per element of `space.shape`)."""
+
     kind: SchedulerKind
     space: IterSpace
     note: str
+    row_outputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,70 +56,120 @@ class Refusal:
     reason: str
 
 
+# an input a kernel reads, and the dim of it that an output's innermost dim runs along
+Transposed = tuple[str, int]
+WalkMemo = dict[tuple[str, int], Transposed | None]
+# an output whose innermost dim runs along a non-innermost dim of an input: (its output key, its name,
+# its innermost dim, the input and its dim)
+TransposedOutput = tuple[tuple[int, int], str, int, Transposed]
+
+
+@dataclass(slots=True)
+class KernelState:
+    """A kernel's fit and what was found on the way to it, kept so that merging two kernels continues
+    their analyses instead of starting over (see `compose`). Positions are those of `FusionIndex`;
+    "first" is in the order the exprs were analysed in (a group's own: by position)."""
+
+    fit: KernelFit
+    reduction: int | None  # the first reduction, whose space the kernel iterates over
+    roles: dict[str, Role]  # every value of the kernel that is not free
+    broadcast_back: int | None  # the first expr computing a full value from a row value
+    transposed: TransposedOutput | None  # the first written output read transposed
+    walks: WalkMemo  # memo of `first_transposed_input` over the kernel's values
+
+
 def fmt(value: Value) -> str:
     return f"{value.name} {list(value.shape)}" if value.is_tensor else value.name
 
 
-def group_outputs(
-    exprs: Sequence[Expr], fusion: Fusion, readers: dict[str, list[Expr]], copied: Container[str] = ()
-) -> list[str]:
-    """Values the exprs compute that a fusion output or an expr outside them needs. `copied` scalars
-    are recomputed by every group that reads them: never written."""
-    inside = set(exprs)
-    fusion_outputs = set(fusion.output_names)
-    return [
-        name
-        for e in exprs
-        for name in e.outputs
-        if name in fusion_outputs
-        or (name not in copied and any(r not in inside for r in readers.get(name, ())))
-    ]
+def analyze(positions: Sequence[int], index: FusionIndex, outputs: Sequence[str]) -> KernelFit | Refusal:
+    """The fit of the exprs at `positions` (in execution order); `outputs` the values the kernel writes."""
+    state = kernel_state(positions, index, outputs)
+    return state if isinstance(state, Refusal) else state.fit
 
 
-def analyze(exprs: Sequence[Expr], fusion: Fusion, outputs: Sequence[str]) -> Plan | Refusal:
-    """`exprs` in execution order; `outputs` the values the kernel would write."""
-    values = fusion.value_map
-    reductions = [e for e in exprs if op_def(e.op).reduces]
+def kernel_state(
+    positions: Sequence[int], index: FusionIndex, outputs: Sequence[str]
+) -> KernelState | Refusal:
+    """The analysis of the exprs at `positions`, in that order, kept as a state (or why no kernel can
+    compute them)."""
+    values = index.values
+    reductions = [p for p in positions if op_def(index.exprs[p].op).reduces]
     written = [values[name] for name in outputs if values[name].is_tensor]
     if not reductions:
-        return _pointwise_plan(exprs, values, written, fusion)
-    first = reductions[0]
-    space = _reduction_space(first, values)
+        produced = {name for p in positions for name in index.exprs[p].outputs}
+        return pointwise_state(index, written, {}, produced)
+    first = index.exprs[reductions[0]]
+    space = IterSpace.reduced_by(first, values)
     roles: dict[str, Role] = {}
-    for expr in exprs:
-        refusal = _assign_roles(expr, values, space, roles, first)
+    for p in positions:
+        refusal = assign_roles(index.exprs[p], values, space, roles, first)
         if refusal is not None:
             return refusal
+    refusal = misfit(written, space)
+    if refusal is not None:
+        return refusal
+    back = first_broadcast_back(index, positions, roles)
+    return KernelState(
+        reduction_fit(index, space, reductions[0], back, written), reductions[0], roles, back, None, {}
+    )
+
+
+def misfit(written: Sequence[Value], space: IterSpace) -> Refusal | None:
     for value in written:
         if value.shape != space.shape and not space.holds_row(value.shape):
             return Refusal(
                 f"one kernel would write {fmt(value)}, which fits neither the reduced shape "
                 f"{list(space.shape)} nor its rows {list(space.outer_shape)}"
             )
-    return _reduction_plan(space, roles, first, exprs)
+    return None
 
 
-def _reduction_space(expr: Expr, values: dict[str, Value]) -> IterSpace:
-    return IterSpace(values[expr.inputs[0]].shape, tuple(expr.attr("dims")))
+def first_broadcast_back(index: FusionIndex, positions: Sequence[int], roles: dict[str, Role]) -> int | None:
+    """The first of the exprs at `positions` that computes a full value."""
+    return next(
+        (p for p in positions if any(roles.get(n) is Role.FULL for n in index.exprs[p].outputs)), None
+    )
 
 
-def _pointwise_plan(
-    exprs: Sequence[Expr], values: dict[str, Value], written: list[Value], fusion: Fusion
-) -> Plan | Refusal:
-    shapes = {v.shape for v in written}
-    if len(shapes) > 1:
-        first = written[0]
-        other = next(v for v in written if v.shape != first.shape)
-        return Refusal(
-            f"one kernel would write {fmt(first)} and {fmt(other)}, which have different shapes "
-            "(a pointwise kernel iterates over one shape)"
-        )
+def pointwise_state(
+    index: FusionIndex, written: Sequence[Value], walks: WalkMemo, produced: Container[str]
+) -> KernelState | Refusal:
+    """The state of a kernel without reductions writing `written`. The transposed-input walks look up and
+    fill `walks`; `produced` says which values the kernel computes (see `first_transposed_input`)."""
+    refusal = shape_refusal(written)
+    if refusal is not None:
+        return refusal
     space = IterSpace(written[0].shape if written else ())
-    mismatch = _transposed_input(exprs, values, written, fusion)
-    if mismatch is None:
-        return Plan(SchedulerKind.POINTWISE, space, f"elementwise and layout ops over {list(space.shape)}")
-    out, out_dim, source, in_dim = mismatch
-    return Plan(
+    transposed = None
+    for value in written:
+        inner = index.stored_inner_dim(value.name)
+        found = None if inner is None else first_transposed_input(index, (value.name, inner), walks, produced)
+        if found is not None:
+            transposed = (index.output_key[value.name], value.name, inner, found)
+            break
+    return KernelState(pointwise_fit(space, transposed), None, {}, None, transposed, walks)
+
+
+def shape_refusal(written: Sequence[Value]) -> Refusal | None:
+    """Why no kernel without reductions can write `written`, or None."""
+    if len({v.shape for v in written}) < 2:
+        return None
+    first = written[0]
+    other = next(v for v in written if v.shape != first.shape)
+    return Refusal(
+        f"one kernel would write {fmt(first)} and {fmt(other)}, which have different shapes "
+        "(a pointwise kernel iterates over one shape)"
+    )
+
+
+def pointwise_fit(space: IterSpace, transposed: TransposedOutput | None) -> KernelFit:
+    if transposed is None:
+        return KernelFit(
+            SchedulerKind.POINTWISE, space, f"elementwise and layout ops over {list(space.shape)}"
+        )
+    _, out, out_dim, (source, in_dim) = transposed
+    return KernelFit(
         SchedulerKind.TRANSPOSE,
         space,
         f"the innermost dim {out_dim} of {out} comes from dim {in_dim} of {source}, which is not its "
@@ -116,51 +177,50 @@ def _pointwise_plan(
     )
 
 
-def _transposed_input(
-    exprs: Sequence[Expr], values: dict[str, Value], written: list[Value], fusion: Fusion
-) -> tuple[str, int, str, int] | None:
-    """An (output, dim, input, dim) where the output's innermost dim runs along a non-innermost dim of
-    an input the kernel reads, or None."""
-    links_by_result: dict[str, list] = {}
-    for expr in exprs:
-        for link in dim_links(expr, values):
-            links_by_result.setdefault(link.output, []).append(link)
-    produced = {name for expr in exprs for name in expr.outputs}
-    stride_orders = {o.name: o.stride_order for o in fusion.outputs if o.stride_order is not None}
-    for out in written:
-        if out.rank < 2:
-            continue
-        order = stride_orders.get(out.name)
-        inner = innermost_dim(out.shape, out.strides if order is None else strides_for(out.shape, order))
-        if inner is None:
-            continue
-        stack, seen = [(out.name, inner)], set()
-        while stack:
-            name, dim = stack.pop()
-            if (name, dim) in seen:
+def first_transposed_input(
+    index: FusionIndex, start: tuple[str, int], walks: WalkMemo, produced: Container[str]
+) -> Transposed | None:
+    """Walking back from dim `start[1]` of the kernel's value `start[0]` along the dims it comes from, the
+    first input reached along a dim that is not its innermost (depth first, the last operand first), or None.
+    `produced`: the values the kernel computes (the walk goes through them); `walks` memoizes the answer
+    for every value and dim walked through."""
+    if start in walks:
+        return walks[start]
+    frames: list[list] = [[start, None, 0]]
+    while frames:
+        frame = frames[-1]
+        node, operands, i = frame
+        if operands is None:
+            if node[0] not in produced:
+                walks[node] = node if index.read_transposed(*node) else None
+                frames.pop()
                 continue
-            seen.add((name, dim))
-            if name in produced:
-                links = links_by_result.get(name, ())
-                stack.extend((link.operand, link.in_dim) for link in links if link.out_dim == dim)
-                continue
-            source = values[name]
-            if (
-                source.rank >= 2
-                and source.shape[dim] > 1
-                and innermost_dim(source.shape, source.strides) != dim
-            ):
-                return out.name, inner, name, dim
-    return None
+            operands = frame[1] = index.operand_dims(*node)[::-1]
+        found = None
+        while i < len(operands):
+            operand = operands[i]
+            if operand not in walks:
+                break
+            found = walks[operand]
+            if found is not None:
+                break
+            i += 1
+        frame[2] = i
+        if found is None and i < len(operands):
+            frames.append([operands[i], None, 0])
+            continue
+        walks[node] = found
+        frames.pop()
+    return walks[start]
 
 
-def _assign_roles(
+def assign_roles(
     expr: Expr, values: dict[str, Value], space: IterSpace, roles: dict[str, Role], first: Expr
 ) -> Refusal | None:
     in_roles = [roles.get(name, Role.FREE) for name in expr.inputs]
     if op_def(expr.op).reduces:
         source = values[expr.inputs[0]]
-        if _reduction_space(expr, values) != space:
+        if IterSpace.reduced_by(expr, values) != space:
             if in_roles[0] is not Role.FREE:
                 return Refusal(
                     f"{expr.outputs[0]} = {expr.op.frontend_name}({source.name}) reduces over another "
@@ -270,16 +330,23 @@ def _space_axes(shape: tuple[int, ...], space: IterSpace) -> list[int] | None:
     return None
 
 
-def _reduction_plan(space: IterSpace, roles: dict[str, Role], first: Expr, exprs: Sequence[Expr]) -> Plan:
-    broadcast_back = [e for e in exprs if any(roles.get(n) is Role.FULL for n in e.outputs)]
-    if broadcast_back:
-        return Plan(
-            SchedulerKind.NORMALIZATION,
-            space,
-            f"{space}; the result of {first.outputs[0]} is broadcast back over the row "
-            f"({broadcast_back[0]}), so the row stays on chip between the passes",
-        )
-    return Plan(SchedulerKind.REDUCTION, space, f"{space}")
+def reduction_fit(
+    index: FusionIndex, space: IterSpace, first: int, broadcast_back: int | None, written: Sequence[Value]
+) -> KernelFit:
+    """The fit of a kernel with reductions, named by its first reduction and its first expr computing a full
+    value (positions). Its row outputs are in the order of the fusion, as a group's outputs are."""
+    rows = tuple(
+        sorted((v.name for v in written if v.shape != space.shape), key=index.output_key.__getitem__)
+    )
+    if broadcast_back is None:
+        return KernelFit(SchedulerKind.REDUCTION, space, f"{space}", rows)
+    return KernelFit(
+        SchedulerKind.NORMALIZATION,
+        space,
+        f"{space}; the result of {index.exprs[first].outputs[0]} is broadcast back over the row "
+        f"({index.exprs[broadcast_back]}), so the row stays on chip between the passes",
+        rows,
+    )
 
 
 def _dims(expr: Expr) -> str:

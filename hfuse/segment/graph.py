@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
-from hfuse.ir import Expr, Fusion, Value
+from hfuse.ir import Expr, Fusion
+from hfuse.layout import innermost_dim, strides_for
 from hfuse.ops import op_def
-from hfuse.segment.analysis import Plan, Refusal, analyze, group_outputs
+from hfuse.segment.analysis import KernelFit, KernelState, Refusal, analyze, kernel_state
+from hfuse.segment.dims import dim_links
 from hfuse.segment.model import Group, SchedulerKind
 
 KERNEL_KINDS = frozenset({
@@ -15,32 +17,101 @@ KERNEL_KINDS = frozenset({
 })  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
 class FusionIndex:
-    fusion: Fusion
-    values: dict[str, Value]
-    position: dict[Expr, int]
-    readers: dict[str, list[Expr]]
-    copied: dict[str, Expr]  # scalar value -> the scalar-only expr that every group reading it recomputes
-    plans: dict[frozenset[int], Plan | Refusal] = field(default_factory=dict)  # by expr positions
+    """One fusion's tables that segmentation asks about many times, keyed by expr position and value name
+    (hashing an Expr is slow), and the answers worked out so far."""
 
-    def plan(self, exprs: Sequence[Expr]) -> Plan | Refusal:
-        key = frozenset(self.position[e] for e in exprs)
-        if key not in self.plans:
-            outputs = group_outputs(exprs, self.fusion, self.readers, self.copied)
-            self.plans[key] = analyze(exprs, self.fusion, outputs)
-        return self.plans[key]
+    def __init__(self, fusion: Fusion) -> None:
+        self.fusion = fusion
+        self.exprs = fusion.exprs
+        self.values = fusion.value_map
+        self.position = {e: i for i, e in enumerate(fusion.exprs)}
+        self.readers: dict[str, list[Expr]] = {}
+        for expr in fusion.exprs:
+            for name in dict.fromkeys(expr.inputs):
+                self.readers.setdefault(name, []).append(expr)
+        self.reader_positions = {name: [self.position[r] for r in rs] for name, rs in self.readers.items()}
+        # scalar value -> the scalar-only expr that every group reading it recomputes
+        self.copied: dict[str, Expr] = _copied_scalars(fusion, self.readers)
+        self.copied_positions = frozenset(self.position[e] for e in self.copied.values())
+        self.producer = {name: p for p, e in enumerate(fusion.exprs) for name in e.outputs}
+        self.output_key = {
+            name: (p, k) for p, e in enumerate(fusion.exprs) for k, name in enumerate(e.outputs)
+        }
+        self.fusion_outputs = frozenset(fusion.output_names)
+        self.stride_orders = {o.name: o.stride_order for o in fusion.outputs if o.stride_order is not None}
+        self.fits: dict[tuple[int, ...], KernelFit | Refusal] = {}  # by expr positions
+        self._scalar_chains: dict[int, frozenset[int]] = {}
+        self._stored_inner_dim: dict[str, int | None] = {}
+        self._operand_dims: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        self._read_transposed: dict[tuple[str, int], bool] = {}
 
-    def with_scalar_chains(self, exprs: Iterable[Expr]) -> tuple[Expr, ...]:
-        """`exprs` plus the copied scalar exprs they read, directly or through each other, in order."""
-        chosen = set(exprs)
-        stack = [name for e in chosen for name in e.inputs]
-        while stack:
-            producer = self.copied.get(stack.pop())
-            if producer is not None and producer not in chosen:
-                chosen.add(producer)
-                stack.extend(producer.inputs)
-        return tuple(sorted(chosen, key=self.position.__getitem__))
+    def fit(self, exprs: Sequence[Expr]) -> KernelFit | Refusal:
+        """The fit of `exprs` analysed in the order given (which decides which reduction and which output
+        a note or a refusal names first)."""
+        positions = tuple(self.position[e] for e in exprs)
+        if positions not in self.fits:
+            self.fits[positions] = analyze(positions, self, self.outputs_at(positions))
+        return self.fits[positions]
+
+    def outputs_at(self, positions: Sequence[int]) -> tuple[str, ...]:
+        """The values the exprs at `positions` compute that a fusion output or an expr outside them needs,
+        in the order given. Copied scalars are recomputed by every group that reads them: never written."""
+        inside = set(positions)
+        return tuple(
+            name
+            for p in positions
+            for name in self.exprs[p].outputs
+            if name in self.fusion_outputs
+            or (name not in self.copied and not inside.issuperset(self.reader_positions.get(name, ())))
+        )
+
+    def scalar_chain(self, position: int) -> frozenset[int]:
+        """The copied scalar exprs the expr at `position` reads, directly or through each other."""
+        if position not in self._scalar_chains:
+            chain = set()
+            stack = list(self.exprs[position].inputs)
+            while stack:
+                producer = self.copied.get(stack.pop())
+                if producer is not None and self.position[producer] not in chain:
+                    chain.add(self.position[producer])
+                    stack.extend(producer.inputs)
+            self._scalar_chains[position] = frozenset(chain)
+        return self._scalar_chains[position]
+
+    def stored_inner_dim(self, name: str) -> int | None:
+        """The dim along which a kernel's stores of `name` are contiguous (the innermost of its stride order
+        for a fusion output that asks for one), or None for values of rank < 2 or without such a dim."""
+        if name not in self._stored_inner_dim:
+            value = self.values[name]
+            if value.rank < 2:
+                inner = None
+            else:
+                order = self.stride_orders.get(name)
+                strides = value.strides if order is None else strides_for(value.shape, order)
+                inner = innermost_dim(value.shape, strides)
+            self._stored_inner_dim[name] = inner
+        return self._stored_inner_dim[name]
+
+    def operand_dims(self, name: str, dim: int) -> list[tuple[str, int]]:
+        """The (operand, dim) pairs that dim `dim` of the computed value `name` runs along."""
+        key = (name, dim)
+        if key not in self._operand_dims:
+            links = dim_links(self.exprs[self.producer[name]], self.values)
+            self._operand_dims[key] = [
+                (link.operand, link.in_dim) for link in links if link.output == name and link.out_dim == dim
+            ]
+        return self._operand_dims[key]
+
+    def read_transposed(self, name: str, dim: int) -> bool:
+        """Whether reading `name` along `dim` is not reading it along its innermost dim."""
+        key = (name, dim)
+        if key not in self._read_transposed:
+            value = self.values[name]
+            self._read_transposed[key] = (
+                value.rank >= 2 and value.shape[dim] > 1 and innermost_dim(value.shape, value.strides) != dim
+            )
+        return self._read_transposed[key]
 
 
 _LAST_INDEX: list[FusionIndex] = []
@@ -51,12 +122,7 @@ def index_of(fusion: Fusion) -> FusionIndex:
     last = _LAST_INDEX[0] if _LAST_INDEX else None
     if last is not None and last.fusion is fusion:
         return last
-    readers: dict[str, list[Expr]] = {}
-    for expr in fusion.exprs:
-        for name in dict.fromkeys(expr.inputs):
-            readers.setdefault(name, []).append(expr)
-    position = {e: i for i, e in enumerate(fusion.exprs)}
-    index = FusionIndex(fusion, fusion.value_map, position, readers, _copied_scalars(fusion, readers))
+    index = FusionIndex(fusion)
     _LAST_INDEX[:] = [index]
     return index
 
@@ -77,101 +143,169 @@ def _copied_scalars(fusion: Fusion, readers: dict[str, list[Expr]]) -> dict[str,
     return copied
 
 
-def is_copied_scalar(expr: Expr, fusion: Fusion) -> bool:
-    """Whether `expr` is scalar arithmetic that the groups reading it recompute (no group of its own)."""
-    return bool(expr.outputs) and expr.outputs[0] in index_of(fusion).copied
-
-
-def make_group(gid: int, exprs: Iterable[Expr], fusion: Fusion, *, branches: tuple[Group, ...] = ()) -> Group:
-    """A group of `exprs` with its inputs, outputs, kind and iteration space worked out.
-    With `branches` it is a HORIZONTAL group: those independent kernels in one launch.
-    A kernel group also gets the scalar arithmetic it reads (see `_copied_scalars`)."""
+def make_group(gid: int, exprs: Iterable[Expr], fusion: Fusion) -> Group:
+    """A group of `exprs` with its inputs, outputs, kind and iteration space worked out."""
     index = index_of(fusion)
-    exprs = set(exprs)
-    single_torch_op = len(exprs) == 1 and op_def(next(iter(exprs)).op).runs_in_torch
-    ordered = tuple(sorted(exprs, key=index.position.__getitem__)) if single_torch_op else None
-    ordered = ordered or index.with_scalar_chains(exprs)
-    produced = {name for e in ordered for name in e.outputs}
+    return build_group(gid, [index.position[e] for e in exprs], index)[0]
+
+
+def build_group(gid: int, positions: Iterable[int], index: FusionIndex) -> tuple[Group, KernelState | None]:
+    """The group of the exprs at `positions`, and for a kernel group the analysis state its fit comes
+    from. A kernel group also gets the scalar arithmetic it reads (see `_copied_scalars`)."""
+    chosen = set(positions)
+    if len(chosen) != 1 or not op_def(index.exprs[min(chosen)].op).runs_in_torch:
+        for p in list(chosen):
+            chosen |= index.scalar_chain(p)
+    ordered = tuple(sorted(chosen))
+    exprs = tuple(map(index.exprs.__getitem__, ordered))
+    produced = {name for e in exprs for name in e.outputs}
+    values = index.values
     inputs = tuple(
         dict.fromkeys(
             name
-            for e in ordered
+            for e in exprs
             for name in e.inputs
-            if name not in produced
-            and not (index.values[name].is_scalar and index.values[name].const is not None)
+            if name not in produced and not (values[name].is_scalar and values[name].const is not None)
         )
     )
-    outputs = tuple(dict.fromkeys(group_outputs(ordered, fusion, index.readers, index.copied)))
-    if branches:
-        spaces = "; ".join(f"{b.kind.value} {b.space}" for b in branches)
-        note = f"{len(branches)} independent kernels in one launch, the grid split among them: {spaces}"
-        return Group(gid, SchedulerKind.HORIZONTAL, ordered, inputs, outputs, branches, note)
-    if len(ordered) == 1 and op_def(ordered[0].op).runs_in_torch:
-        note = f"{ordered[0].op.frontend_name} runs in torch"
-        return Group(gid, SchedulerKind.TORCH, ordered, inputs, outputs, note=note)
-    plan = index.plan(ordered)
-    assert isinstance(plan, Plan), f"group {gid} was formed although {plan.reason}"
-    return Group(gid, plan.kind, ordered, inputs, outputs, note=plan.note, space=plan.space)
+    outputs = index.outputs_at(ordered)
+    if len(exprs) == 1 and op_def(exprs[0].op).runs_in_torch:
+        note = f"{exprs[0].op.frontend_name} runs in torch"
+        return Group(gid, SchedulerKind.TORCH, exprs, inputs, outputs, note=note), None
+    state = kernel_state(ordered, index, outputs)
+    assert isinstance(state, KernelState), f"group {gid} was formed although {state.reason}"
+    fit = state.fit
+    group = Group(
+        gid, fit.kind, exprs, inputs, outputs, note=fit.note, space=fit.space, row_outputs=fit.row_outputs
+    )
+    return group, state
 
 
 class GroupGraph:
-    """Which group produces each value, and the group-to-group edges."""
+    """Which group produces each value, and the group-to-group edges, kept up to date as groups merge.
+
+    What each group reaches is a bitset (bit = group id), worked out when asked and kept until a merge
+    below the group changes it: a merge forgets those of the groups above the merged one only.
+    """
 
     def __init__(self, groups: Sequence[Group], fusion: Fusion) -> None:
-        self.position = index_of(fusion).position
+        index = index_of(fusion)
+        self._position = index.position
         self.groups = {g.id: g for g in groups}
-        self.owner = {name: g.id for g in groups for e in g.exprs for name in e.outputs}
-        self.successors: dict[int, set[int]] = {g.id: set() for g in groups}
+        # value -> slot -> group: a merge moves the names of the smaller group's slot into the larger's
+        self._slot: dict[str, int] = {}
+        self._slot_names: dict[int, list[str]] = {}
+        self._group_of_slot: dict[int, int] = {}
+        self._slot_of_group: dict[int, int] = {}
         for g in groups:
-            for name in g.inputs:
-                if name in self.owner and self.owner[name] != g.id:
-                    self.successors[self.owner[name]].add(g.id)
+            names = [name for e in g.exprs for name in e.outputs if name not in index.copied]
+            self._slot.update(dict.fromkeys(names, g.id))
+            self._slot_names[g.id], self._group_of_slot[g.id], self._slot_of_group[g.id] = names, g.id, g.id
+        self.successors: dict[int, set[int]] = {g.id: set() for g in groups}
+        self.predecessors: dict[int, set[int]] = {g.id: set() for g in groups}
+        for g in groups:
+            for producer in self._producers(g):
+                self.successors[producer].add(g.id)
+                self.predecessors[g.id].add(producer)
+        # group -> the groups it reaches; if a group has one, so do all the groups it reaches
+        self._below: dict[int, int] = {}
+
+    def owner(self, name: str) -> int | None:
+        """The group that computes `name`, or None for fusion inputs (and scalars every reader recomputes)."""
+        slot = self._slot.get(name)
+        return None if slot is None else self._group_of_slot[slot]
+
+    def _producers(self, g: Group) -> set[int]:
+        owners = {self.owner(name) for name in g.inputs}
+        return owners - {None, g.id}
+
+    def merge(self, a: int, b: int, merged: Group) -> None:
+        """Replaces groups `a` and `b` by `merged`, which computes the exprs of both."""
+        slot_a, slot_b = self._slot_of_group.pop(a), self._slot_of_group.pop(b)
+        big, small = sorted((slot_a, slot_b), key=lambda slot: -len(self._slot_names[slot]))
+        moved = self._slot_names.pop(small)
+        self._slot.update(dict.fromkeys(moved, big))
+        self._slot_names[big] += moved
+        del self._group_of_slot[small]
+        self._group_of_slot[big], self._slot_of_group[merged.id] = merged.id, big
+        del self.groups[a], self.groups[b]
+        self.groups[merged.id] = merged
+        gone = {a, b}
+        successors = (self.successors.pop(a) | self.successors.pop(b)) - gone
+        predecessors = (self.predecessors.pop(a) | self.predecessors.pop(b)) - gone
+        for s in successors:
+            self.predecessors[s] -= gone
+            self.predecessors[s].add(merged.id)
+        for p in predecessors:
+            self.successors[p] -= gone
+            self.successors[p].add(merged.id)
+        self.successors[merged.id], self.predecessors[merged.id] = successors, predecessors
+        self._forget_above(merged.id, gone)
+
+    def _forget_above(self, gid: int, gone: set[int]) -> None:
+        """Drops what the groups reaching `gid` (and the `gone` ones) reach: it changed."""
+        for g in gone:
+            self._below.pop(g, None)
+        stack = list(self.predecessors[gid])
+        while stack:
+            g = stack.pop()
+            if self._below.pop(g, None) is not None:
+                stack.extend(self.predecessors[g])
 
     def edge_tensor(self, producer: Group, consumer: Group) -> str | None:
-        return next((n for n in consumer.inputs if self.owner.get(n) == producer.id), None)
+        return next((n for n in consumer.inputs if self.owner(n) == producer.id), None)
 
     def detour(self, start: int, goal: int) -> int | None:
         """A group through which `start` reaches `goal` other than by a direct edge, or None."""
-        for first in sorted(self.successors[start] - {goal}):
-            stack, seen = [first], {first}
-            while stack:
-                current = stack.pop()
-                if goal in self.successors[current]:
-                    return first
-                for nxt in self.successors[current] - seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        return None
+        if not self.has_detour(start, goal):
+            return None
+        return next(s for s in sorted(self.successors[start] - {goal}) if self._reached(s) >> goal & 1)
+
+    def has_detour(self, start: int, goal: int) -> bool:
+        """Whether `start` reaches `goal` other than by a direct edge: by an edge into `goal` from another
+        group that `start` reaches."""
+        others = self.predecessors[goal] - {start}
+        if not others or not others.isdisjoint(self.successors[start]):
+            return bool(others)
+        reached = self._reached(start)
+        return any(reached >> p & 1 for p in others)
 
     def reaches(self, start: int, goal: int) -> bool:
-        stack, seen = [start], {start}
+        return start == goal or bool(self._reached(start) >> goal & 1)
+
+    def _reached(self, gid: int) -> int:
+        """The bitset of the groups `gid` reaches through one or more edges."""
+        below = self._below
+        if gid in below:
+            return below[gid]
+        stack = [gid]
         while stack:
-            current = stack.pop()
-            if current == goal:
-                return True
-            for nxt in self.successors[current] - seen:
-                seen.add(nxt)
-                stack.append(nxt)
-        return False
+            g = stack[-1]
+            pending = [s for s in self.successors[g] if s not in below]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            reached = 0
+            for s in self.successors[g]:
+                reached |= below[s] | 1 << s
+            below[g] = reached
+        return below[gid]
 
     def execution_order(self) -> list[Group]:
         """Groups in a topological order; among ready groups, the one with the earliest expr first."""
-        index_in = {gid: 0 for gid in self.groups}
-        for targets in self.successors.values():
-            for t in targets:
-                index_in[t] += 1
-        first_expr = {
-            gid: min((self.position[e] for e in g.exprs), default=-1) for gid, g in self.groups.items()
-        }
-        ready = sorted((gid for gid, n in index_in.items() if n == 0), key=lambda gid: (first_expr[gid], gid))
+        position = self._position
+        first_expr = {gid: min((position[e] for e in g.exprs), default=-1) for gid, g in self.groups.items()}
+        waiting = {gid: len(self.predecessors[gid]) for gid in self.groups}
+        ready = [(first_expr[gid], gid) for gid, n in waiting.items() if n == 0]
+        heapq.heapify(ready)
         order = []
         while ready:
-            gid = ready.pop(0)
+            _, gid = heapq.heappop(ready)
             order.append(self.groups[gid])
             for t in self.successors[gid]:
-                index_in[t] -= 1
-                if index_in[t] == 0:
-                    ready.append(t)
-            ready.sort(key=lambda g: (first_expr[g], g))
+                waiting[t] -= 1
+                if waiting[t] == 0:
+                    heapq.heappush(ready, (first_expr[t], t))
         assert len(order) == len(self.groups), "the group graph has a cycle"
         return order

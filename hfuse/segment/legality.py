@@ -6,10 +6,10 @@ the two), and answer with a reason in plain words either way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hfuse.ir import Fusion, Op
+from hfuse.ir import Expr, Fusion, Op
 from hfuse.segment.analysis import Refusal
 from hfuse.segment.graph import KERNEL_KINDS, GroupGraph, index_of
 from hfuse.segment.model import Group, SchedulerKind
@@ -39,10 +39,10 @@ def fuse_verdict(a: Group, b: Group, fusion: Fusion, graph: GroupGraph) -> Verdi
     )
     if refusal:
         return Verdict(False, refusal)
-    plan = index_of(fusion).plan([*a.exprs, *b.exprs])
-    if isinstance(plan, Refusal):
-        return Verdict(False, plan.reason)
-    return Verdict(True, f"one {plan.kind.value} kernel: {plan.note}")
+    fit = index_of(fusion).fit([*a.exprs, *b.exprs])
+    if isinstance(fit, Refusal):
+        return Verdict(False, fit.reason)
+    return Verdict(True, f"one {fit.kind.value} kernel: {fit.note}")
 
 
 def share_verdict(a: Group, b: Group, graph: GroupGraph) -> Verdict:
@@ -89,10 +89,19 @@ def _kind_refusal(producer: Group, consumer: Group, graph: GroupGraph) -> str | 
 
 
 def _hint_refusal(a: Group, b: Group, fusion: Fusion) -> str | None:
-    readers = index_of(fusion).readers
+    index = index_of(fusion)
+    segment_sets = {e for e in (*a.exprs, *b.exprs) if e.op is Op.SEGMENT_SET}
+    if not segment_sets:
+        return None
     union = {*a.exprs, *b.exprs}
-    for expr in union:
-        if expr.op is Op.SEGMENT_SET and any(r in union for r in readers.get(expr.outputs[0], ())):
+    ordered = sorted(segment_sets, key=index.position.__getitem__)
+    return hint_refusal(ordered, lambda name: any(r in union for r in index.readers.get(name, ())))
+
+
+def hint_refusal(segment_sets: Iterable[Expr], read_inside: Callable[[str], bool]) -> str | None:
+    """The boundary a SEGMENT_SET of the union asks for, when the union reads its result."""
+    for expr in segment_sets:
+        if read_inside(expr.outputs[0]):
             return f"SEGMENT_SET asks for a boundary here: {expr.outputs[0]} = segment_set({expr.inputs[0]})"
     return None
 

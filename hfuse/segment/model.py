@@ -4,9 +4,10 @@ reasons for every boundary between them."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from hfuse.ir import Expr
+from hfuse.ir import Expr, Value
 from hfuse.passes.alias import AliasInfo
 
 
@@ -37,6 +38,11 @@ class IterSpace:
     shape: tuple[int, ...]
     reduced_dims: tuple[int, ...] = ()
 
+    @classmethod
+    def reduced_by(cls, expr: Expr, values: Mapping[str, Value]) -> IterSpace:
+        """The space a reduction expr iterates over: its operand's shape and the dims it reduces."""
+        return cls(values[expr.inputs[0]].shape, tuple(expr.attr("dims")))
+
     @property
     def outer_shape(self) -> tuple[int, ...]:
         return tuple(e for i, e in enumerate(self.shape) if i not in self.reduced_dims)
@@ -62,7 +68,12 @@ class IterSpace:
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """One segment. A HORIZONTAL group holds its sub-groups in `branches` (and their exprs in order)."""
+    """One segment. A HORIZONTAL group holds its sub-groups in `branches` (and their exprs in order).
+
+    `space` and `row_outputs` are what code generation builds a kernel group from: the kernel iterates
+    over `space`; each of `row_outputs` holds one value per row of a reduction space (its kept dims, or
+    its shape with the reduced dims 1) and every other output one value per element of `space.shape`.
+    """
 
     id: int
     kind: SchedulerKind
@@ -72,6 +83,12 @@ class Group:
     branches: tuple[Group, ...] = ()
     note: str = ""  # why this kind was chosen, in plain words
     space: IterSpace | None = None  # None for alias, torch and horizontal groups (see the branches)
+    row_outputs: tuple[str, ...] = ()
+
+    @property
+    def full_outputs(self) -> tuple[str, ...]:
+        """The outputs written at every index of `space.shape`."""
+        return tuple(name for name in dict.fromkeys(self.outputs) if name not in self.row_outputs)
 
     @property
     def name(self) -> str:
