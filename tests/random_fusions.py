@@ -89,12 +89,12 @@ class _Grower:
     def floating(self, x: Value) -> Value:
         return x if x.dtype.is_float else self.b.cast(x, F32)
 
-    def partners(self, x: Value) -> list[Value]:
-        """Pool values that broadcast with `x` to a small shape of at least its rank."""
+    def partners(self, x: Value, *others: Value) -> list[Value]:
+        """Pool values that broadcast with `x` (and `others`) to a small shape of at least x's rank."""
         fitting = []
         for v in self.pool:
             try:
-                shape = broadcast_extents(Op.ADD, [x.shape, v.shape])
+                shape = broadcast_extents(Op.ADD, [x.shape, *(o.shape for o in others), v.shape])
             except DefinitionError:
                 continue
             if len(shape) == x.rank and math.prod(shape) <= MAX_NUMEL:
@@ -179,7 +179,7 @@ class _Grower:
         kind = self.pick(("where", "clamp", "lerp", "addcmul"))
         y = self.pick(self.partners(x))
         if kind == "where":
-            conditions = [v for v in self.partners(x) if v.dtype is BOOL]
+            conditions = [v for v in self.partners(x, y) if v.dtype is BOOL]
             if conditions:
                 condition = self.pick(conditions)
             else:
@@ -194,7 +194,7 @@ class _Grower:
         x, y = self.floating(x), self.floating(y)
         if kind == "lerp":
             return [self.b.op(Op.LERP, x, y, self.b.const(0.25))]
-        z = self.floating(self.pick(self.partners(x)))
+        z = self.floating(self.pick(self.partners(x, y)))
         return [self.b.op(Op.ADDCMUL, x, y, z, self.b.const(self.pick((0.5, -2.0))))]
 
     def reduce(self, x: Value) -> list[Value]:
