@@ -1,6 +1,6 @@
 # Source: NVIDIA/Fuser, tests/python/test_optimization_passes.py at 2a356bcc88 (2025-09-09),
 #   test_litgpt_variants_gpt_neox_like.
-# Computes: GPT-NeoX-style attention prep from Thunder: reshape/permute QKV [5, 5, 192], partial RoPE on 8
+# Computes: GPT-NeoX-style (LitGPT variant) attention prep: reshape/permute QKV [5, 5, 192], partial RoPE on 8
 #   of 16 features with slices, neg, cat, and scaling.
 # Adapted: none: the test's statements as written, its eager checks left out.
 import torch

@@ -1,5 +1,5 @@
 # Source: NVIDIA/Fuser, tests/python/test_python_frontend.py at f236a18a05 (2025-07-07), test_cat_qwen2_v2.
-# Computes: Qwen2 fusion from Thunder: dropout with uniform (seed and offset as scalar inputs), RoPE with
+# Computes: a Qwen2 fusion: dropout with uniform (seed and offset as scalar inputs), RoPE with
 #   slices, neg and cat, GQA broadcast of k/v heads to 28, stride_order outputs.
 # Adapted: none: the test's statements as written, its eager checks left out.
 import torch

@@ -1,7 +1,7 @@
 # Source: NVIDIA/Fuser, tests/python/test_python_frontend.py at 65c562a42e (2024-07-08),
 #   TestNvFuserFrontend.test_reshape_dynamic.
 # Computes: reshape to [S0, 192 // S0] where S0 is an Int input and the division is written with
-#   signbit/fmod/ne as Thunder emits it; then a sum.
+#   signbit/fmod/ne as the printed repro writes it; then a sum.
 # Adapted: the test's self.exec_nvfuser(...) call is written as the with-block and fd.execute below; its
 #   eager checks are left out.
 import torch

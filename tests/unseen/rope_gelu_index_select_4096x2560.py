@@ -1,5 +1,5 @@
 # Source: NVIDIA/Fuser, tests/python/test_repro.py at 06a16a0b33 (2025-08-24), TestRepro.test_domain_map_hang.
-# Computes: a large Thunder fusion: iota/index_select position ids, sin/cos RoPE, tanh-GELU, pow, casts
+# Computes: a large fusion: iota/index_select position ids, sin/cos RoPE, tanh-GELU, pow, casts
 #   over [1, 4096, 2560] and [1, 4096, 10240]; checked with fd.validate.
 # Adapted: none: the test's statements as written, its eager checks left out.
 import torch

@@ -1,7 +1,7 @@
 # Source: NVIDIA/Fuser, tests/python/test_python_frontend.py at 1794433546 (2024-05-22),
 #   TestNvFuserFrontend.test_unpadded_catop_issue2275_repro1.
-# Computes: Llama attention input: RMSNorm, linear to QKV [6144, 4096], RoPE with slices/neg/cat on [2,
-#   32, 4096, 128].
+# Computes: RMSNorm of bf16 [2, 4096, 4096], a linear to a fused QKV of 6144, RoPE with slices, neg and
+#   cat over [2, 32, 4096, 128] with expanded cos/sin.
 # Adapted: the test's self.exec_nvfuser(...) call is written as the with-block and fd.execute below; its
 #   eager checks are left out.
 import torch

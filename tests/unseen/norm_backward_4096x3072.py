@@ -1,6 +1,7 @@
 # Source: NVIDIA/Fuser, tests/python/test_repro.py at 06a16a0b33 (2025-08-24),
 #   TestRepro.test_ws_tma_normalization1.
-# Computes: an RMSNorm backward (bf16 [1, 4096, 3072]) with pow, reciprocal and reductions over both axes.
+# Computes: a normalization backward (bf16 [1, 4096, 3072]) with pow, reciprocal, a
+#   permute and reductions over both axes.
 # Adapted: the test class's make_tensor bounds self.LOW_VAL and self.HIGH_VAL are written as their values,
 #   -2 and 2; otherwise the test's statements as written.
 import torch

@@ -1,7 +1,7 @@
 # Source: NVIDIA/Fuser, tests/python/test_python_frontend.py at 0cf6eda1f6 (2024-03-18),
 #   TestNvFuserFrontend.test_issue1953.
-# Computes: a Thunder Llama RoPE backward: pads, slices, permutes, reshapes and sums over [1, 32, 4096,
-#   128]-like tensors.
+# Computes: a RoPE backward over bf16 [128, 6, 256, 48] views with expanded float cos/sin and ten
+#   Int scalar inputs for sizes: pads, slices, permutes, reshapes and sums.
 # Adapted: the test's self.exec_nvfuser(...) call is written as the with-block and fd.execute below; its
 #   eager checks are left out.
 import torch

@@ -1,7 +1,8 @@
 # Source: NVIDIA/Fuser, python_tests/test_python_frontend.py at 9fac12bdd9 (2024-02-13),
 #   TestNvFuserFrontend.test_issue1706.
-# Computes: a Thunder layer-norm backward with pow, reciprocal and many casts over [64, 128, 768]-sized
-#   tensors.
+# Computes: an RMSNorm backward from a Llama 2 trace (the test says so) at bf16 [1, 4096, 4096]: eps and
+#   sizes as scalar inputs, an expanded weight, an unused [10, 32] input; pow, reciprocal, rsqrt and many
+#   casts.
 # Adapted: the test's self.exec_nvfuser(...) call is written as the with-block and fd.execute below; its
 #   eager checks are left out.
 import torch

@@ -1,7 +1,7 @@
 # Source: NVIDIA/Fuser, tests/python/test_repro.py at 06a16a0b33 (2025-08-24),
 #   TestRepro.test_loop_promotion_cyclic_war.
-# Computes: a Thunder fusion mixing RoPE (slices, neg, cat over [4096, 128] cos/sin), exp and reciprocal
-#   over [1, 4096, 5120]-sized bf16 tensors.
+# Computes: an attention-input fusion over bf16 [1, 4096, 5120] with [4096, 128] cos/sin: RoPE
+#   (slices, neg, cat), k/v broadcast from 8 to 40 heads, an exp and a reciprocal.
 # Adapted: the test class's make_tensor bounds self.LOW_VAL and self.HIGH_VAL are written as their values,
 #   -2 and 2; otherwise the test's statements as written.
 import torch

@@ -1,6 +1,6 @@
 # Source: NVIDIA/Fuser, tests/python/test_repro.py at 06a16a0b33 (2025-08-24), TestRepro.test_issue4459.
-# Computes: a group-norm backward over [4, 32, 10, 64, 64] (320 channels) with pow, reciprocal, pads and
-#   sums; one input transposed through as_strided.
+# Computes: a group-norm + SiLU backward over [4, 32, 10, 64, 64] (320 channels, 32 groups) with pow,
+#   reciprocal, a cropping pad and sums; one input transposed through as_strided.
 # Adapted: the test class's make_tensor bounds self.LOW_VAL and self.HIGH_VAL are written as their values,
 #   -2 and 2; otherwise the test's statements as written.
 import torch

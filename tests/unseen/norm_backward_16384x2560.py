@@ -1,6 +1,7 @@
 # Source: NVIDIA/Fuser, tests/python/test_repro.py at 06a16a0b33 (2025-08-24),
 #   TestRepro.test_ws_tma_normalization5.
-# Computes: a layer-norm backward (bf16 [1, 16384, 2560]): input grad, weight and bias grads.
+# Computes: a normalization backward (bf16 [1, 16384, 2560]): input grad and two parameter
+#   grads, pow, reciprocal and twelve reductions.
 # Adapted: the test class's make_tensor bounds self.LOW_VAL and self.HIGH_VAL are written as their values,
 #   -2 and 2; otherwise the test's statements as written.
 import torch
