@@ -63,11 +63,11 @@ def draw_seed() -> int:
     return int(torch.randint(0, 2**63 - 1, ()).item())
 
 
-def complete_inputs(
+def with_seeds(
     records: Sequence[Record], inputs: list[Any] | None, seed: Callable[[], int]
 ) -> list[Any] | None:
-    """The inputs with a `seed()` in the place of each drawn seed (see ScalarInput) they leave out; inputs
-    that give every declared input, drawn seeds included, stay as they are."""
+    """Flat inputs with a `seed()` in the place of each drawn seed (see ScalarInput) they leave out; inputs
+    that give every declared input, drawn seeds included, are returned as they are."""
     declared = input_records(records)
     drawn = [isinstance(r, ScalarInput) and r.drawn for r in declared]
     if inputs is None or not any(drawn) or len(inputs) != len(declared) - sum(drawn):

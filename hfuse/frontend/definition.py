@@ -20,7 +20,7 @@ from hfuse.backends import EAGER, HFUSE
 from hfuse.dtypes import DataType, python_dtype
 from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError, loc_of
 from hfuse.frontend import legacy
-from hfuse.frontend.binding import build, coerce, complete_inputs, draw_seed, input_records, signature
+from hfuse.frontend.binding import build, coerce, draw_seed, input_records, signature, with_seeds
 from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
 from hfuse.frontend.operands import NUMBER_TYPES
 from hfuse.frontend.ops import Ops
@@ -363,20 +363,23 @@ class FusionDefinition:
     def fusion(self, inputs: Sequence[Any] | None = None) -> Fusion:
         """The Fusion for these inputs (their extents and strides), built once per input signature. A seed
         the inputs leave out (see `complete_inputs`) is taken as 0: it shapes nothing."""
-        return self._fusion_of(self._completed(inputs, lambda: 0))
+        return self._fusion_of(self._with_seed(flat_inputs(inputs), lambda: 0))
 
-    def complete_inputs(self, inputs: Sequence[Any] | None) -> list[Any] | None:
+    def complete_inputs(self, inputs: Sequence[Any]) -> list[Any]:
         """The values one run takes: these inputs, with a seed drawn from torch's default generator in the
-        place of the seed of random ops given no rng_seed, where the inputs leave it out."""
-        return self._completed(inputs, draw_seed)
-
-    def _completed(self, inputs: Sequence[Any] | None, seed: Callable[[], int]) -> list[Any] | None:
+        place of the seed of random ops given no rng_seed, where the inputs leave it out (the inputs as
+        given where there is none)."""
         flat = flat_inputs(inputs)
+        completed = self._with_seed(flat, draw_seed)
+        return list(inputs) if completed is flat else completed
+
+    def _with_seed(self, flat: list[Any] | None, seed: Callable[[], int]) -> list[Any] | None:
+        """Flat inputs with `seed()` in the place of a drawn seed they leave out, else the same list."""
         if not self._records:
             self._ensure_defined()
         if self._drawn_seed is None:
             return flat
-        return complete_inputs(self._records, flat, seed)
+        return with_seeds(self._records, flat, seed)
 
     def _fusion_of(self, inputs: list[Any] | None) -> Fusion:
         return self._bound(inputs).fusion
@@ -417,7 +420,7 @@ class FusionDefinition:
                 f"fd.execute: unknown keyword {', '.join(unknown)}; it takes inputs, device, profile, "
                 f"alias_outputs, backend and nvFuser's {', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
             )
-        inputs = self.complete_inputs(inputs or [])
+        inputs = self._with_seed(flat_inputs(inputs) or [], draw_seed)
         bound = self._bound(inputs)
         fusion = bound.fusion
         if backend == EAGER:
@@ -470,7 +473,7 @@ class FusionDefinition:
         from hfuse.reference import evaluate
         from hfuse.tolerance import compare, reduction_size
 
-        flat = self.complete_inputs(inputs)  # the reference and the run see the same seed
+        flat = self._with_seed(flat_inputs(inputs), draw_seed)  # the reference and the run share the seed
         fusion = self.fusion(flat)
         returned = [out for out in fusion.outputs if out.alias_input is None]
         if reference_outputs is None:
