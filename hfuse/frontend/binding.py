@@ -139,11 +139,12 @@ class Replay:
         declared = input_records(self.records)
         if self.inputs is not None and len(self.inputs) != len(declared):
             names = ", ".join(r.out.name for r in declared) or "none"
-            seed = next(
-                (f" ({r.out.name} is the seed of the random ops given no rng_seed: leave it out and hfuse "
-                 "draws it)" for r in declared if isinstance(r, ScalarInput) and r.drawn),
-                "",
-            )  # fmt: skip
+            drawn = [r.out.name for r in declared if isinstance(r, ScalarInput) and r.drawn]
+            seed = (
+                f" ({drawn[0]} is the seed of the random ops given no rng_seed: hfuse draws it)"
+                if drawn
+                else ""
+            )
             raise DefinitionError(
                 f"the definition has {len(declared)} inputs ({names}) but {len(self.inputs)} values were "
                 f"given; pass one value per fd.define_tensor / fd.define_scalar, in definition order{seed}"
