@@ -109,13 +109,17 @@ def test_seeds_and_offsets_pick_different_streams():
                 assert (draws[a] != draws[b]).float().mean() > 0.9, f"{a} and {b} draw alike"
 
 
-def _dropout_and_noise():
-    """A dropout of x (uniform, lt, where, scale) plus gaussian noise, with one seed: the random tensors are
-    read by a pointwise kernel, a transposed output and a reduction."""
-    b = FusionBuilder()
-    x, seed = b.define_tensor([24, 40], F32), b.define_scalar(DataType.Int)
+def _stream_inputs(b: FusionBuilder, shape: list[int]):
+    """x, a seed input, the constants 0 and 1, and the offsets 0 and 1."""
+    x, seed = b.define_tensor(shape, F32), b.define_scalar(DataType.Int)
     zero, one = b.define_scalar(F64, const=0.0), b.define_scalar(F64, const=1.0)
-    offsets = [b.define_scalar(DataType.Int, const=k) for k in (0, 1)]
+    return x, seed, zero, one, [b.define_scalar(DataType.Int, const=k) for k in (0, 1)]
+
+
+def _dropout_and_noise(b: FusionBuilder) -> list:
+    """A dropout of x (uniform, lt, where, scale) plus gaussian noise with the same seed, transposed and
+    summed over rows: hfuse draws both in a reduction kernel, naive in kernels of their own."""
+    x, seed, zero, one, offsets = _stream_inputs(b, [24, 40])
     (u,) = b.add(Op.UNIFORM, [zero, one, seed, offsets[0]], {"shape": (24, 40), "dtype": F32})
     (keep,) = b.add(Op.LT, [u, b.define_scalar(F64, const=0.8)])
     (kept,) = b.add(Op.WHERE, [keep, x, zero])
@@ -124,20 +128,53 @@ def _dropout_and_noise():
     (noisy,) = b.add(Op.ADD, [dropped, noise])
     (transposed,) = b.add(Op.PERMUTE, [noisy], {"dims": (1, 0)})
     (total,) = b.add(Op.SUM, [noisy], {"dims": (1,)})
-    for out in (dropped, transposed, total):
-        b.add_output(out)
-    return b.build()
+    return [dropped, transposed, total]
+
+
+def _transposed_mask(b: FusionBuilder) -> list:
+    """x masked by a uniform tensor, transposed: the uniform is drawn at the indices of 2-D tiles."""
+    x, seed, zero, one, offsets = _stream_inputs(b, [33, 65])
+    (u,) = b.add(Op.UNIFORM, [zero, one, seed, offsets[1]], {"shape": (33, 65), "dtype": F32})
+    (keep,) = b.add(Op.LT, [u, b.define_scalar(F64, const=0.5)])
+    (masked,) = b.add(Op.WHERE, [keep, x, zero])
+    return [b.add(Op.PERMUTE, [masked], {"dims": (1, 0)})[0]]
+
+
+def _normalized_noise(b: FusionBuilder) -> list:
+    """Noise added before a row max that is broadcast back: the normal op is drawn in a normalization."""
+    x, seed, zero, _, offsets = _stream_inputs(b, [8, 300])
+    std = b.define_scalar(F64, const=0.1)
+    (noise,) = b.add(Op.NORMAL, [zero, std, seed, offsets[0]], {"shape": (8, 300)})
+    (noisy,) = b.add(Op.ADD, [x, noise])
+    (peak,) = b.add(Op.MAX, [noisy], {"dims": (1,), "keepdim": True})
+    (wide,) = b.add(Op.EXPAND, [peak], {"shape": (8, 300)})
+    return [b.add(Op.SUB, [noisy, wide])[0]]
+
+
+# (build, the kind of kernel that draws the random values under hfuse)
+CUTS = [
+    (_dropout_and_noise, SchedulerKind.REDUCTION),
+    (_transposed_mask, SchedulerKind.TRANSPOSE),
+    (_normalized_noise, SchedulerKind.NORMALIZATION),
+]
 
 
 @pytest.mark.parametrize("backend", ["hfuse", "naive"])
-def test_the_stream_does_not_depend_on_how_the_fusion_is_cut(backend, device):
-    fusion = _dropout_and_noise()
-    inputs = [torch.randn(24, 40, device=device), 2**35 + 1]
+@pytest.mark.parametrize("build, kind", CUTS, ids=["reduction", "transpose", "normalization"])
+def test_the_stream_does_not_depend_on_how_the_fusion_is_cut(build, kind, backend, device):
+    b = FusionBuilder()
+    for out in build(b):
+        b.add_output(out)
+    fusion = b.build()
+    inputs = [torch.randn(fusion.value(fusion.inputs[0]).shape, device=device), 2**35 + 1]
     outputs, _, compiled = execute(fusion, inputs, backend=backend)  # validated against the reference
-    expected = evaluate(fusion, inputs)
-    assert torch.equal(outputs[0], expected[0])  # the dropout mask is exact
-    kinds = {g.kind for g in compiled.segmentation.groups}
-    assert len(compiled.kernels) >= (3 if backend == "naive" else 1) and SchedulerKind.TORCH not in kinds
+    if backend == "hfuse":
+        drawing = [
+            g.kind for g in compiled.segmentation.groups for e in g.exprs if e.op in (Op.UNIFORM, Op.NORMAL)
+        ]
+        assert set(drawing) == {kind}
+    if build is not _normalized_noise:  # a uniform mask decides the first output: it is exact
+        assert torch.equal(outputs[0], evaluate(fusion, inputs)[0])
 
 
 def test_random_kernels_read_nothing_and_write_their_result():
