@@ -33,6 +33,8 @@ dims are normalized to be non-negative; shapes are tuples of ints):
 |             | CAT x0, x1, ...                | dim                                                 |
 | CREATION    | FULL fill_value                | shape, dtype                                        |
 |             | IOTA start, step               | length, dtype                                       |
+|             | UNIFORM low, high, seed, offset| shape, dtype                                        |
+|             | NORMAL mean, std, seed, offset | shape, dtype                                        |
 | MASK        | TRIU x                         | diagonal                                            |
 | INDEXING    | INDEX_SELECT x, index          | dim                                                 |
 |             | SELECT x, index (scalar)       | dim                                                 |
@@ -194,6 +196,8 @@ class Op(enum.Enum):
     # creation
     FULL = ("full", Family.CREATION)
     IOTA = ("iota", Family.CREATION)
+    UNIFORM = ("uniform", Family.CREATION)  # random: Philox streams, see hfuse/ops/philox.py
+    NORMAL = ("normal", Family.CREATION)
     TRIU = ("triu", Family.MASK)
     # indexing
     INDEX_SELECT = ("index_select", Family.INDEXING)

@@ -27,8 +27,16 @@ ATTR_ORDER = (
     "dims", "dim", "k", "correction", "keepdim", "descending", "stable", "largest", "sorted", "stride_order",
     "diagonal", "length", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "dtype",
 )  # fmt: skip
-# ops whose operands are written as keywords, in this order
-INPUT_KEYWORDS = {Op.FULL: ("fill_value",), Op.IOTA: ("start", "step"), Op.PAD: (None, "value")}
+# ops whose operands are written as keywords, in this order (None: positional)
+INPUT_KEYWORDS = {
+    Op.FULL: ("fill_value",),
+    Op.IOTA: ("start", "step"),
+    Op.PAD: (None, "value"),
+    Op.UNIFORM: (None, None, "rng_seed", "rng_offset"),
+    Op.NORMAL: (None, None, "rng_seed", "rng_offset"),
+}
+# ops whose dtype is written last, after the operands written as keywords
+DTYPE_LAST = frozenset({Op.FULL, Op.IOTA, Op.UNIFORM, Op.NORMAL})
 
 
 def literal(value: Any) -> str:
@@ -63,7 +71,7 @@ def format_call(op: Op, inputs: Sequence[str], outputs: Sequence[str], attrs: Ma
     else:
         args.extend(inputs)
     ordered = _ordered(attrs)
-    if op in (Op.FULL, Op.IOTA):  # shape / length first, the operands, then dtype
+    if op in DTYPE_LAST:  # shape / length first, the operands, then dtype
         head, tail = ordered[:-1], ordered[-1:]
     else:
         head, tail = ordered, []

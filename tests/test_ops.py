@@ -80,6 +80,8 @@ STRUCTURAL_CASES = {
     Op.CAT: ([X, ((4, 3), F32)], {"dim": 1}, {}),
     Op.FULL: ([F64], {"shape": [4, 6], "dtype": F32}, {}),
     Op.IOTA: ([I64, I64], {"length": 6, "dtype": I64}, {}),
+    Op.UNIFORM: ([F64, F64, I64, I64], {"shape": [4, 6], "dtype": F32}, {2: (0, 2**40), 3: (0, 9)}),
+    Op.NORMAL: ([F64, F64, I64, I64], {"shape": [4, 6], "dtype": F16}, {1: (0.5, 2.0), 2: (0, 77)}),
     Op.TRIU: ([X], {"diagonal": 1}, {}),
     Op.INDEX_SELECT: ([ROWS, ((3,), I64)], {"dim": 0}, {1: (0, 5)}),
     Op.SELECT: ([ROWS, I64], {"dim": 0}, {}),

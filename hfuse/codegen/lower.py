@@ -4,7 +4,8 @@ An `Index` names, for each dim of a value, the Triton expression of the position
 plus the mask atoms under which those positions are valid. Movements transform an index backwards
 (the layout algebra maps a result's index to each operand's; a pad reads its value and a cat its
 other pieces where an operand's index falls outside it), indexing ops load an index tensor then
-use it, creation ops compute, and elementwise ops are written by their emitter from the op table.
+use it, creation ops compute (random ops as codegen/rng.py says), and elementwise ops are written by
+their emitter from the op table.
 Each (value, index) is lowered once per scope.
 """
 
@@ -27,6 +28,7 @@ from hfuse.codegen.emit import (
     round_down,
 )
 from hfuse.codegen.indexing import SourceText, is_literal, is_plain, term
+from hfuse.codegen.rng import lower_random
 from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError, KernelError, UnsupportedError
 from hfuse.ir import Expr, Fusion, Op, Value
@@ -304,6 +306,9 @@ class Lowering:
             position = f"{position}.to({compute_type(out.dtype)})"
         return self.assign(f"{start} + {position} * {step}", out.name.lower(), describe(expr))
 
+    def _random(self, expr: Expr, index: Index) -> str:
+        return lower_random(self, expr, index, describe(expr))
+
     def _triu(self, expr: Expr, index: Index) -> str:
         row, col = index.dims[-2], index.dims[-1]
         value = self.value(expr.inputs[0], index)
@@ -366,6 +371,8 @@ HANDLERS = {
     **{op: Lowering._movement for op in MOVEMENT_OPS if op_def(op).computed is Computed.BY_LOWERING},
     Op.FULL: Lowering._full,
     Op.IOTA: Lowering._iota,
+    Op.UNIFORM: Lowering._random,
+    Op.NORMAL: Lowering._random,
     Op.TRIU: Lowering._triu,
     Op.INDEX_SELECT: Lowering._index_select,
     Op.SELECT: Lowering._select,

@@ -255,6 +255,103 @@ def _multiply(a, b):
 """,
         (),
     ),
+    # random streams, as hfuse/ops/philox.py defines them (nvFuser's runtime/random_numbers.cu)
+    "_philox": (
+        """
+def _philox(seed, offset, subsequence):
+    # Philox-4x32-10 (Random123): key = the seed's two 32-bit words, counter = (offset, subsequence) as
+    # four 32-bit words, low words first; the high half of each 32-bit product from a 64-bit product
+    seed = tl.cast(seed, tl.int64)
+    offset = tl.cast(offset, tl.int64)
+    subsequence = tl.cast(subsequence, tl.int64)
+    k0 = (seed & 0xFFFFFFFF).to(tl.uint32)
+    k1 = ((seed >> 32) & 0xFFFFFFFF).to(tl.uint32)
+    c0 = (offset & 0xFFFFFFFF).to(tl.uint32)
+    c1 = ((offset >> 32) & 0xFFFFFFFF).to(tl.uint32)
+    c2 = (subsequence & 0xFFFFFFFF).to(tl.uint32)
+    c3 = ((subsequence >> 32) & 0xFFFFFFFF).to(tl.uint32)
+    for _ in tl.static_range(10):
+        p0 = c0.to(tl.uint64) * 0xD2511F53
+        p2 = c2.to(tl.uint64) * 0xCD9E8D57
+        high0 = (p0 >> 32).to(tl.uint32)
+        high2 = (p2 >> 32).to(tl.uint32)
+        c0, c1, c2, c3 = high2 ^ c1 ^ k0, p2.to(tl.uint32), high0 ^ c3 ^ k1, p0.to(tl.uint32)
+        k0 = k0 + 0x9E3779B9
+        k1 = k1 + 0xBB67AE85
+    return c0, c1, c2, c3
+""",
+        (),
+    ),
+    "_unit": (
+        """
+def _unit(x):
+    # a 32-bit word as a float32 in (0, 1]: x * 2^-32 + 2^-33
+    return x.to(tl.float32) * 2.3283064365386963e-10 + 1.1641532182693481e-10
+""",
+        (),
+    ),
+    "_unit64": (
+        """
+def _unit64(x, y):
+    # two 32-bit words as a float64 in (0, 1]: (x ^ (y << 21)) * 2^-53 + 2^-54
+    z = x.to(tl.uint64) ^ (y.to(tl.uint64) << 21)
+    return z.to(tl.float64) * 1.1102230246251565e-16 + 5.551115123125783e-17
+""",
+        (),
+    ),
+    "_rand_unit": (
+        """
+def _rand_unit(seed, offset, position):
+    # element `position` of a float32 stream: word position % 4 of subsequence position // 4
+    position = tl.cast(position, tl.int64)
+    r0, r1, r2, r3 = _philox(seed, offset, position // 4)
+    c = position % 4
+    return _unit(tl.where(c == 0, r0, tl.where(c == 1, r1, tl.where(c == 2, r2, r3))))
+""",
+        ("_philox", "_unit"),
+    ),
+    "_rand_unit64": (
+        """
+def _rand_unit64(seed, offset, position):
+    # element `position` of a float64 stream: words 2c, 2c + 1 (c = position % 2) of subsequence position // 2
+    position = tl.cast(position, tl.int64)
+    r0, r1, r2, r3 = _philox(seed, offset, position // 2)
+    first = position % 2 == 0
+    return _unit64(tl.where(first, r0, r2), tl.where(first, r1, r3))
+""",
+        ("_philox", "_unit64"),
+    ),
+    "_rand_normal": (
+        """
+def _rand_normal(seed, offset, position):
+    # Box-Muller over words (c & 2, c & 2 + 1), c = position % 4: sin for even c, cos for odd
+    position = tl.cast(position, tl.int64)
+    r0, r1, r2, r3 = _philox(seed, offset, position // 4)
+    c = position % 4
+    u = _unit(tl.where(c < 2, r0, r2))
+    v = _unit(tl.where(c < 2, r1, r3))
+    u = tl.where(u == 1.0, 0.0, u)
+    v = tl.where(v == 1.0, 0.0, v) * 6.2831854820251465
+    radius = tl.sqrt(-2.0 * tl.log(u))
+    return tl.where(c % 2 == 0, radius * tl.sin(v), radius * tl.cos(v))
+""",
+        ("_philox", "_unit"),
+    ),
+    "_rand_normal64": (
+        """
+def _rand_normal64(seed, offset, position):
+    # Box-Muller over all four words of subsequence position // 2: sin for even positions, cos for odd
+    position = tl.cast(position, tl.int64)
+    r0, r1, r2, r3 = _philox(seed, offset, position // 2)
+    u = _unit64(r0, r1)
+    v = _unit64(r2, r3)
+    u = tl.where(u == 1.0, 0.0, u)
+    v = tl.where(v == 1.0, 0.0, v) * 6.283185307179586
+    radius = tl.sqrt(-2.0 * tl.log(u))
+    return tl.where(position % 2 == 0, radius * tl.sin(v), radius * tl.cos(v))
+""",
+        ("_philox", "_unit64"),
+    ),
 }
 
 # Written out whole (not through _HELPERS): the definition depends on where the kernel runs.

@@ -8,7 +8,7 @@ Fusion. Without inputs, only a definition whose shape arguments are all known ca
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import torch
@@ -17,7 +17,16 @@ from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType, python_dtype
 from hfuse.errors import DefinitionError, loc_of
 from hfuse.frontend.handles import Handle, Scalar
-from hfuse.frontend.records import Call, Constant, Extent, OutputRecord, Record, ScalarInput, TensorInput
+from hfuse.frontend.records import (
+    Call,
+    Constant,
+    Extent,
+    Like,
+    OutputRecord,
+    Record,
+    ScalarInput,
+    TensorInput,
+)
 from hfuse.ir import Fusion, Value
 from hfuse.layout import strides_for
 from hfuse.ops import fold_constant
@@ -46,6 +55,25 @@ def coerce(value: bool | int | float | complex, dtype: DataType, where: str) -> 
 
 def input_records(records: Sequence[Record]) -> list[TensorInput | ScalarInput]:
     return [r for r in records if isinstance(r, TensorInput | ScalarInput)]
+
+
+def draw_seed() -> int:
+    """A seed for the random ops given none, from torch's default generator: new at each call, repeatable
+    after torch.manual_seed."""
+    return int(torch.randint(0, 2**63 - 1, ()).item())
+
+
+def with_seeds(
+    records: Sequence[Record], inputs: list[Any] | None, seed: Callable[[], int]
+) -> list[Any] | None:
+    """Flat inputs with a `seed()` in the place of each drawn seed (see ScalarInput) they leave out; inputs
+    that give every declared input, drawn seeds included, are returned as they are."""
+    declared = input_records(records)
+    drawn = [isinstance(r, ScalarInput) and r.drawn for r in declared]
+    if inputs is None or not any(drawn) or len(inputs) != len(declared) - sum(drawn):
+        return inputs
+    given = iter(inputs)
+    return [seed() if is_drawn else next(given) for is_drawn in drawn]
 
 
 def _scalars_in(attr: Any) -> list[Scalar]:
@@ -111,9 +139,15 @@ class Replay:
         declared = input_records(self.records)
         if self.inputs is not None and len(self.inputs) != len(declared):
             names = ", ".join(r.out.name for r in declared) or "none"
+            drawn = [r.out.name for r in declared if isinstance(r, ScalarInput) and r.drawn]
+            seed = (
+                f" ({drawn[0]} is the seed of the random ops given no rng_seed: hfuse draws it)"
+                if drawn
+                else ""
+            )
             raise DefinitionError(
                 f"the definition has {len(declared)} inputs ({names}) but {len(self.inputs)} values were "
-                "given; pass one value per fd.define_tensor / fd.define_scalar, in definition order"
+                f"given; pass one value per fd.define_tensor / fd.define_scalar, in definition order{seed}"
             )
         next_input = 0
         for record in self.records:
@@ -210,6 +244,8 @@ class Replay:
     def _resolve(self, attr: Any, record: Call) -> Any:
         if isinstance(attr, Scalar):
             return self._known_value(attr, record)
+        if isinstance(attr, Like):
+            return getattr(self.values[attr.tensor.name], attr.attribute)
         if isinstance(attr, tuple):  # a shape: nvFuser casts a Double extent such as 192 * (1 / 32) to Index
             return tuple(
                 _whole(self._resolve(item, record)) if isinstance(item, Scalar) else item for item in attr

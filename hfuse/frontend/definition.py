@@ -8,7 +8,7 @@ the torch reference ("eager") or the hfuse runtime.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -20,7 +20,7 @@ from hfuse.backends import EAGER, HFUSE
 from hfuse.dtypes import DataType, python_dtype
 from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError, loc_of
 from hfuse.frontend import legacy
-from hfuse.frontend.binding import build, coerce, input_records, signature
+from hfuse.frontend.binding import build, coerce, draw_seed, input_records, signature, with_seeds
 from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
 from hfuse.frontend.operands import NUMBER_TYPES
 from hfuse.frontend.ops import Ops
@@ -137,6 +137,8 @@ class FusionDefinition:
         self._by_inputs: dict[tuple, _Bound] = {}  # the same fusions by a finer, cheaper key: _inputs_key
         self._last: LastRun | None = None
         self._recent: tuple[Fusion, dict[str, Any]] | None = None  # last fusion() and its scalar inputs
+        self._drawn_seed: Scalar | None = None  # the seed of the random ops given none, once there is one
+        self._unseeded = 0  # random ops given no seed so far
 
     def __enter__(self) -> FusionDefinition:
         self._reset()
@@ -190,6 +192,17 @@ class FusionDefinition:
         out = self._new_scalar()
         self._record(Extent(out, tensor, dim, self._loc))
         return out
+
+    def _unseeded_stream(self) -> tuple[Scalar, Scalar]:
+        """(seed, offset) of a random op given no rng_seed: every such op reads one Int input whose value
+        hfuse draws from torch's generator at each call (unless the inputs give it), the k-th at offset k,
+        as nvFuser gives the k-th op of a fusion offset k past its generator's."""
+        if self._drawn_seed is None:
+            self._drawn_seed = self._new_scalar()
+            self._record(ScalarInput(self._drawn_seed, DataType.Int, self._loc, drawn=True))
+        offset = self._constant(self._unseeded, DataType.Int)
+        self._unseeded += 1
+        return self._drawn_seed, offset
 
     def _call(self, op: Op, inputs: tuple[Handle, ...], attrs: dict[str, Any], ranks: list[int | None]):
         outputs = tuple(self._new_scalar() if rank is None else self._new_tensor(rank) for rank in ranks)
@@ -348,8 +361,25 @@ class FusionDefinition:
             raise DefinitionError("the definition has no outputs; add one with fd.add_output(tensor)")
 
     def fusion(self, inputs: Sequence[Any] | None = None) -> Fusion:
-        """The Fusion for these inputs (their extents and strides), built once per input signature."""
-        return self._fusion_of(flat_inputs(inputs))
+        """The Fusion for these inputs (their extents and strides), built once per input signature. A seed
+        the inputs leave out (see `complete_inputs`) is taken as 0: it shapes nothing."""
+        return self._fusion_of(self._with_seed(flat_inputs(inputs), lambda: 0))
+
+    def complete_inputs(self, inputs: Sequence[Any]) -> list[Any]:
+        """The values one run takes: these inputs, with a seed drawn from torch's default generator in the
+        place of the seed of random ops given no rng_seed, where the inputs leave it out (the inputs as
+        given where there is none)."""
+        flat = flat_inputs(inputs)
+        completed = self._with_seed(flat, draw_seed)
+        return list(inputs) if completed is flat else completed
+
+    def _with_seed(self, flat: list[Any] | None, seed: Callable[[], int]) -> list[Any] | None:
+        """Flat inputs with `seed()` in the place of a drawn seed they leave out, else the same list."""
+        if not self._records:
+            self._ensure_defined()
+        if self._drawn_seed is None:
+            return flat
+        return with_seeds(self._records, flat, seed)
 
     def _fusion_of(self, inputs: list[Any] | None) -> Fusion:
         return self._bound(inputs).fusion
@@ -390,7 +420,7 @@ class FusionDefinition:
                 f"fd.execute: unknown keyword {', '.join(unknown)}; it takes inputs, device, profile, "
                 f"alias_outputs, backend and nvFuser's {', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
             )
-        inputs = flat_inputs(inputs) or []
+        inputs = self._with_seed(flat_inputs(inputs) or [], draw_seed)
         bound = self._bound(inputs)
         fusion = bound.fusion
         if backend == EAGER:
@@ -443,7 +473,7 @@ class FusionDefinition:
         from hfuse.reference import evaluate
         from hfuse.tolerance import compare, reduction_size
 
-        flat = flat_inputs(inputs)
+        flat = self._with_seed(flat_inputs(inputs), draw_seed)  # the reference and the run share the seed
         fusion = self.fusion(flat)
         returned = [out for out in fusion.outputs if out.alias_input is None]
         if reference_outputs is None:
@@ -452,7 +482,7 @@ class FusionDefinition:
             reference_outputs = [
                 e for e, out in zip(expected_all, fusion.outputs, strict=True) if out in returned
             ]
-        outputs = self.execute(inputs, **execute_keywords)
+        outputs = self.execute(flat, **execute_keywords)
         if len(outputs) != len(reference_outputs):
             raise ValidationError(
                 f"fd.validate: {len(outputs)} outputs but {len(reference_outputs)} reference outputs"
@@ -476,7 +506,8 @@ class FusionDefinition:
         return print_fusion(fusion, scalar_values=scalar_values)
 
     def inputs(self) -> list[Tensor | Scalar]:
-        return [r.out for r in input_records(self._records)]
+        """The inputs the definition declares (not the seed hfuse draws for random ops given none)."""
+        return [r.out for r in input_records(self._records) if not (isinstance(r, ScalarInput) and r.drawn)]
 
     def outputs(self) -> list[Tensor | Scalar]:
         return [r.value for r in self._records if isinstance(r, OutputRecord)]

@@ -126,3 +126,16 @@ def reduction_dims(x, dims=None, keepdim=False, dtype=DataType.Null):
 
 def reduction_form(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Callable[..., Any]:
     return reduction_all if len(args) > 1 and isinstance(args[1], DataType) else reduction_dims
+
+
+# random ops: dtype was the fourth positional argument until nvFuser #1283 (2023-11) made it keyword-only
+def uniform_form(minval, maxval, shape, dtype=DataType.Float, *, rng_seed=None, rng_offset=None):
+    """uniform(minval, maxval, shape, *, rng_seed=None, rng_offset=None, dtype=DataType.Float)"""
+
+
+def normal_form(mean, std, shape, dtype=DataType.Float, *, rng_seed=None, rng_offset=None):
+    """normal(mean, std, shape, *, rng_seed=None, rng_offset=None, dtype=DataType.Float)"""
+
+
+def random_like_form(arg, *, rng_seed=None, rng_offset=None):
+    """rand_like(arg, *, rng_seed=None, rng_offset=None): both seeds or neither"""

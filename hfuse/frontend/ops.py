@@ -15,6 +15,7 @@ from hfuse.errors import UnsupportedError
 from hfuse.frontend import legacy
 from hfuse.frontend.handles import Scalar, Tensor, Vector
 from hfuse.frontend.operands import NUMBER_TYPES, OperandChecks, describe
+from hfuse.frontend.records import Like
 from hfuse.ir import Family, Op
 
 
@@ -285,22 +286,47 @@ class Ops(OperandChecks):
         attrs = {"length": self._int(length, "iota", "length"), "dtype": dtype}
         return self._call(Op.IOTA, [start, step], attrs, [1])
 
-    def rand_like(self, *args, **kwargs):
-        raise self._random("rand_like")
-
-    def randn_like(self, *args, **kwargs):
-        raise self._random("randn_like")
-
+    # random: Philox streams (hfuse/ops/philox.py); rand_like and randn_like are uniform(0, 1) and
+    # normal(0, 1) of their operand's shape and dtype, as nvFuser prints them
     def uniform(self, *args, **kwargs):
-        raise self._random("uniform")
+        return self._distribution(Op.UNIFORM, legacy.uniform_form, args, kwargs)
 
     def normal(self, *args, **kwargs):
-        raise self._random("normal")
+        return self._distribution(Op.NORMAL, legacy.normal_form, args, kwargs)
 
-    def _random(self, name: str) -> UnsupportedError:
-        return UnsupportedError(
-            f"fd.ops.{name}: random ops are not supported by hfuse (results could not be compared with a "
-            "reference); pass random tensors as inputs instead"
+    def rand_like(self, *args, **kwargs):
+        return self._random_like(Op.UNIFORM, "rand_like", args, kwargs)
+
+    def randn_like(self, *args, **kwargs):
+        return self._random_like(Op.NORMAL, "randn_like", args, kwargs)
+
+    def _distribution(self, op: Op, template, args, kwargs):
+        where = op.frontend_name
+        bound = self._bind(where, template, args, kwargs)
+        first, second = list(bound)[:2]
+        parameters = [self._scalar(bound[name], where, name) for name in (first, second)]
+        shape = self._extents(bound["shape"], where, "shape")
+        stream = self._stream(where, bound["rng_seed"], bound["rng_offset"])
+        attrs = {"shape": shape, "dtype": self._dtype(bound["dtype"], where)}
+        return self._call(op, [*parameters, *stream], attrs, [len(shape)])
+
+    def _random_like(self, op: Op, where: str, args, kwargs):
+        bound = self._bind(where, legacy.random_like_form, args, kwargs)
+        x = self._tensor(bound["arg"], where)
+        parameters = [self._fd._constant(value, DataType.Double) for value in (0.0, 1.0)]
+        stream = self._stream(where, bound["rng_seed"], bound["rng_offset"])
+        attrs = {"shape": Like(x, "shape"), "dtype": Like(x, "dtype")}
+        return self._call(op, [*parameters, *stream], attrs, [x.ndim])
+
+    def _stream(self, where: str, rng_seed: Any, rng_offset: Any) -> tuple[Scalar, Scalar]:
+        """The (seed, offset) of a random op: both given, or neither (the definition's drawn seed then)."""
+        if (rng_seed is None) != (rng_offset is None):
+            raise self._fail(where, "rng_seed and rng_offset must be given together, or neither")
+        if rng_seed is None:
+            return self._fd._unseeded_stream()
+        return (
+            self._scalar(rng_seed, where, "rng_seed", DataType.Int),
+            self._scalar(rng_offset, where, "rng_offset", DataType.Int),
         )
 
     # indexing

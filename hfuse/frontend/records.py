@@ -2,7 +2,7 @@
 
 Records hold handles (the Tensor / Scalar objects the definition returned) and canonical
 attributes (the names of the table in hfuse/ir.py). Attributes may still hold Scalar handles
-(shape arguments) and -1 extents; binding to concrete inputs resolves them.
+(shape arguments), -1 extents and `Like` markers; binding to concrete inputs resolves them.
 """
 
 from __future__ import annotations
@@ -47,11 +47,25 @@ class TensorInput:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ScalarInput:
-    """A symbolic scalar: its value comes with the inputs."""
+    """A symbolic scalar: its value comes with the inputs. A `drawn` one is the seed of the random ops
+    given no rng_seed: where the inputs leave it out, hfuse draws it at each call."""
 
     out: Scalar
     dtype: DataType
     loc: Position = None
+    drawn: bool = False
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Like:
+    """An attribute taken from a recorded tensor once the definition is bound: its `shape` or its `dtype`
+    (rand_like and randn_like make a tensor like their operand)."""
+
+    tensor: Tensor
+    attribute: str  # "shape" or "dtype", a field of the bound Value
+
+    def __repr__(self) -> str:  # as an unbound definition prints it
+        return f"{self.tensor.name}.{self.attribute}()"
 
 
 @dataclass(frozen=True, slots=True, eq=False)

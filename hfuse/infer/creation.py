@@ -1,4 +1,4 @@
-"""Shape and dtype rules of the ops that make a tensor from scalars: full and iota."""
+"""Shape and dtype rules of the ops that make a tensor from scalars: full, iota and the random ops."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from hfuse.infer.common import (
     category,
     check_attrs,
     expect_arity,
+    expect_int_dtype,
     expect_scalar,
     fail,
     tensor_out,
@@ -51,3 +52,30 @@ def iota(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
     if category(dtype) in (BOOL, COMPLEX):
         raise fail(op, f"dtype {dtype.name} is not allowed; use an integer or floating dtype")
     return Inferred({"length": length, "dtype": dtype}, [tensor_out(dtype, (length,))])
+
+
+RANDOM_DTYPES = (DataType.Float, DataType.Double, DataType.Half, DataType.BFloat16)
+_PARAMETERS = {Op.UNIFORM: ("minval", "maxval"), Op.NORMAL: ("mean", "std")}
+
+
+def random_distribution(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
+    """uniform(minval, maxval, rng_seed, rng_offset) and normal(mean, std, rng_seed, rng_offset): real
+    scalar parameters, integer seed and offset."""
+    expect_arity(op, inputs, [4])
+    check_attrs(op, attrs, ["shape", "dtype"])
+    for role, value in zip(_PARAMETERS[op], inputs[:2], strict=True):
+        expect_scalar(op, value, role)
+        if category(value.dtype) == COMPLEX:
+            raise fail(op, f"{role} must be a real number, got {value.describe()}")
+    for role, value in zip(("rng_seed", "rng_offset"), inputs[2:], strict=True):
+        expect_int_dtype(op, expect_scalar(op, value, role), role)
+    shape = as_int_tuple(op, "shape", attrs.get("shape", ()))
+    if any(s < 0 for s in shape):
+        raise fail(op, f"shape {list(shape)} has a negative extent; extents must be >= 0")
+    dtype = as_dtype(op, "dtype", attrs.get("dtype", DataType.Float))
+    if dtype is DataType.Null:
+        dtype = DataType.Float
+    if dtype not in RANDOM_DTYPES:
+        allowed = ", ".join(d.name for d in RANDOM_DTYPES)
+        raise fail(op, f"dtype {dtype.name} is not allowed; random values are one of {allowed}")
+    return Inferred({"shape": shape, "dtype": dtype}, [tensor_out(dtype, shape)])

@@ -119,7 +119,7 @@ def load(text: str, device: str | torch.device | None = None) -> Script:
             real_inputs = random_inputs(fusion, target)
         else:
             fd.fusion(meta_twins(inputs))  # a dry build: every definition and size error before allocating
-            real_inputs = materialize(inputs, target)
+            real_inputs = fd.complete_inputs(materialize(inputs, target))  # with a drawn seed
             fusion = fd.fusion(real_inputs)
     except (DefinitionError, LimitError) as err:
         raise source.placed(err, fallback) from None

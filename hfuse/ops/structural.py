@@ -15,13 +15,14 @@ from hfuse.dtypes import DataType
 from hfuse.infer import creation, indexing, matmul, reductions, views
 from hfuse.infer.elementwise import cast
 from hfuse.ir import Op
-from hfuse.ops.definition import Computed, OpDef, Rule
+from hfuse.ops.definition import Computed, Cost, OpDef, Rule
 from hfuse.ops.meaning import Meaning, Tensor, compute_dtype, upcast
+from hfuse.ops.philox import random_meaning
 
 
-def lowered(op: Op, rule: Rule, meaning: Meaning) -> OpDef:
+def lowered(op: Op, rule: Rule, meaning: Meaning, cost: Cost = Cost.CHEAP) -> OpDef:
     """An op that codegen computes in a kernel, lowering it at each index."""
-    return OpDef(op, rule, meaning, Computed.BY_LOWERING)
+    return OpDef(op, rule, meaning, Computed.BY_LOWERING, cost=cost)
 
 
 def in_torch(op: Op, rule: Rule, meaning: Meaning) -> OpDef:
@@ -231,6 +232,9 @@ STRUCTURAL = [
     # creation and masks
     lowered(Op.FULL, creation.full, _full),
     lowered(Op.IOTA, creation.iota, _iota),
+    # ten Philox rounds per element
+    lowered(Op.UNIFORM, creation.random_distribution, random_meaning(normal=False), Cost.LONG_MATH),
+    lowered(Op.NORMAL, creation.random_distribution, random_meaning(normal=True), Cost.LONG_MATH),
     lowered(Op.TRIU, views.triu, lambda a, attrs, outs, dev: torch.triu(upcast(a[0]), attrs["diagonal"])),
     # indexing
     lowered(
