@@ -49,6 +49,14 @@ MAX_OPS = Setting("HFUSE_MAX_OPS", "2000", "most ops (fd calls) one definition m
 MAX_RANK = Setting("HFUSE_MAX_RANK", "8", "highest tensor rank")
 MAX_INPUT_BYTES = Setting("HFUSE_MAX_INPUT_BYTES", str(4 << 30), "total bytes of a script's inputs")
 MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
+MAX_STEPS = Setting(
+    "HFUSE_MAX_STEPS",
+    "500000",
+    "most steps (statements and expressions evaluated) the loader takes to read one script",
+)
+MAX_CALL_DEPTH = Setting(
+    "HFUSE_MAX_CALL_DEPTH", "64", "deepest nesting of function calls while the loader reads a script"
+)
 POISON_OUTPUTS = Setting(
     "HFUSE_POISON_OUTPUTS",
     "0",

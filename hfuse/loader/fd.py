@@ -1,4 +1,4 @@
-"""The nvFuser names a definition script sees: FusionDefinition, DataType, `fd` and `fd.ops`.
+"""The nvFuser names a definition script sees: FusionDefinition, DataType, `fd`, `fd.ops`, subclasses.
 
 `fd.<method>` and `fd.ops.<op>` reach the frontend only for names in FD_METHODS and in the
 public methods of the frontend's `Ops` class; every argument is checked to be a plain value
@@ -18,12 +18,14 @@ import torch
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, HfuseError
 from hfuse.frontend import FusionDefinition
-from hfuse.loader.inputs import InputTensor, TorchDtype
-from hfuse.loader.interpreter import MISSING, CallSite, Interpreted, describe
+from hfuse.loader.functions import BoundMethod, UserFunction
+from hfuse.loader.tensors import InputTensor, TorchDtype
+from hfuse.loader.values import MISSING, CallSite, Interpreted, describe
 
 FD_METHODS = frozenset(
     {"define_tensor", "define_scalar", "define_constant", "define_vector", "from_pytorch", "add_output"}
 )
+RUN_METHODS = frozenset({"execute", "validate"})  # what a script calls to run its definition
 
 
 class DataTypeNamespace(Interpreted):
@@ -34,7 +36,15 @@ class DataTypeNamespace(Interpreted):
 
 
 class FusionDefinitionClass(Interpreted):
+    """`FusionDefinition`: calling it makes the script's definition object through `make`."""
+
     label = "FusionDefinition"
+
+    def __init__(self, make: Callable[[CallSite, list[Any], dict[str, Any]], Fd]):
+        self.make = make
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Fd:
+        return self.make(site, args, kwargs)
 
 
 class LegacyFusionClass(Interpreted):
@@ -53,35 +63,70 @@ class LegacyFusion(Interpreted):
 
 
 class DefinitionModule(Interpreted):
-    def __init__(self, label: str):
+    """`nvfuser`, `nvfuser_direct` or `hfuse` imported as a module."""
+
+    def __init__(self, label: str, names: dict[str, Interpreted]):
         self.label = label
+        self.names = names
 
     def attribute(self, name: str) -> Any:
-        return {"FusionDefinition": FusionDefinitionClass(), "DataType": DataTypeNamespace()}.get(
-            name, MISSING
-        )
+        return self.names.get(name, MISSING)
+
+
+class UserClass(Interpreted):
+    """`class MyFusion(FusionDefinition)`: its methods (definition(self) among them) and class attributes."""
+
+    def __init__(
+        self, node: ast.ClassDef, members: dict[str, Any], make: Callable[[CallSite, UserClass], Fd]
+    ):
+        self.node = node
+        self.members = members
+        self.make = make
+        self.label = f"the class {node.name}"
+
+    def attribute(self, name: str) -> Any:
+        return self.members.get(name, MISSING)
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Fd:
+        if args or kwargs:
+            raise site.error("a FusionDefinition subclass is made with no arguments: fd = MyFusion()")
+        return self.make(site, self)
 
 
 class Fd(Interpreted):
-    """The script's FusionDefinition object. `before_call(node)` runs before each recorded call."""
+    """The script's FusionDefinition object. `before_call(node)` runs before each recorded call.
+
+    It records only while its definition runs (`recording`); before and after, a statement that
+    uses it is about running the fusion, which the loader does not do.
+    """
 
     label = "fd"
 
-    def __init__(self, fd: FusionDefinition, before_call: Callable[[ast.AST], None]):
+    def __init__(
+        self, fd: FusionDefinition, before_call: Callable[[ast.AST], None], user_class: UserClass | None
+    ):
         self.fd = fd
         self.before_call = before_call
+        self.user_class = user_class
         self.fields: dict[str, Any] = {}  # `self.t0 = ...` in a subclass's definition(self)
+        self.recording = False
 
     def attribute(self, name: str) -> Any:
         if name == "ops":
             return FdOps(self)
         if name in FD_METHODS:
             return FdCall(self, f"fd.{name}", getattr(self.fd, name))
-        return self.fields.get(name, MISSING)
+        if name in self.fields:
+            return self.fields[name]
+        member = self.user_class.attribute(name) if self.user_class is not None else MISSING
+        return BoundMethod(member, self) if isinstance(member, UserFunction) else member
 
-    def is_field_name(self, name: str) -> bool:
-        """Whether `fd.<name> = value` may keep a value: any name but ops and the fd methods."""
-        return name != "ops" and name not in FD_METHODS and not name.startswith("__")
+    def set_attribute(self, name: str, value: Any) -> bool:
+        """`fd.<name> = value` keeps any name but ops and the fd methods."""
+        if name == "ops" or name in FD_METHODS or name.startswith("__"):
+            return False
+        self.fields[name] = value
+        return True
 
 
 class FdOps(Interpreted):
@@ -133,6 +178,6 @@ def frontend_argument(site: CallSite, label: str, value: Any, takes_tensor: bool
         return value.meta
     if isinstance(value, TorchDtype):
         raise site.error(f"{label} takes nvFuser dtypes: write DataType.X, not {value.label}")
-    if isinstance(value, Interpreted):
+    if isinstance(value, Interpreted) or isinstance(value, dict | range):
         raise site.error(f"{describe(value)} cannot be passed to {label}")
     return value
