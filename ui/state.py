@@ -23,6 +23,7 @@ SHORT_LINK = "short_link"  # (id, text) of the last short link made or opened
 OPTIONS = "options"
 PREVIOUS = "previous_definition"  # the text an example or the op builder replaced
 EDITOR_EVENT = "editor_event"  # id of the last code-editor event applied
+SEGMENT = "segment"  # (text, index): the definition of a segments dump chosen for that text
 DEFAULT_EXAMPLE = "qkv_split"
 
 
@@ -156,6 +157,16 @@ def set_definition(text: str) -> None:
     st.session_state[DEFINITION] = text
     if text:
         st.session_state.pop(LINK_MESSAGE, None)
+
+
+def segment() -> int:
+    """Which definition of a segments dump the pages show: the one chosen for the text on screen, else 0."""
+    chosen = st.session_state.get(SEGMENT)
+    return chosen[1] if chosen is not None and chosen[0] == definition() else 0
+
+
+def choose_segment(index: int) -> None:
+    st.session_state[SEGMENT] = (definition(), index)
 
 
 def editor_version() -> int:
