@@ -231,6 +231,11 @@ def test_a_segments_dump_shows_a_segment_choice_that_every_page_follows():
     assert any("fd.ops.squeeze" in c.value for c in at.code)
     open_page(at, "app_pages/editor.py")
     assert at.selectbox(key="segment_choice").value == 2
+    type_text(at, text + "\n")  # an edit keeps the choice while the text still holds that segment
+    assert at.success[0].value.startswith("Parsed: 1 inputs, 2 ops, 2 outputs.")
+    type_text(at, (PASTED / "thunder_repro.txt").read_text())
+    assert not at.exception and not errors(at)
+    assert "segment_choice" not in [box.key for box in at.selectbox]
 
 
 @pytest.mark.parametrize("params, message", DAMAGED_LINKS.values(), ids=DAMAGED_LINKS.keys())
