@@ -139,13 +139,6 @@ HOSTILE = [
     ("breakpoint", DEFINE + "    breakpoint()\n", ParseError, f"calls to breakpoint {NOT_READ}", 3),
     ("f-string-with-call", "x = f\"{open('pwned', 'w')}\"\n", ParseError, f"f-strings {NOT_READ}", 1),
     (
-        "walrus",
-        DEFINE + "    fd.add_output(T1 := T0)\n",
-        ParseError,
-        f"assignment expressions (:=) {NOT_READ}",
-        3,
-    ),
-    (
         "class-with-metaclass",
         "class A(FusionDefinition, metaclass=type):\n    def definition(self):\n        pass\n",
         ParseError,
@@ -354,6 +347,11 @@ NOW_READ = [
         "function-with-two-parameters",
         "def f(fd, g):\n    return fd.ops.mul(g, g)\n" + DEFINE + "    fd.add_output(f(fd, T0))\n",
         DEFINE + "    fd.add_output(fd.ops.mul(T0, T0))\n",
+    ),
+    (
+        "walrus",
+        DEFINE + "    fd.add_output(T1 := T0)\n    fd.add_output(-T1)\n",
+        DEFINE + "    fd.add_output(T0)\n    fd.add_output(-T0)\n",
     ),
     (
         "helper-called-twice",

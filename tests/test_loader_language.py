@@ -351,6 +351,78 @@ CONSTRUCTS = [
         _script(X + Y + "fd.add_output(fd.ops.sum(fd.ops.add(fd.ops.add(x, y), x), dims=[1]))\n"),
     ),
     (
+        "itertools-product-and-chain",
+        _script(
+            X,
+            Y,
+            """\
+            for a, b in itertools.product([x, y], repeat=2):
+                fd.add_output(fd.ops.mul(a, b))
+            for t in chain([x], (y,)):
+                fd.add_output(fd.ops.neg(t))
+            """,
+            before="import itertools\nfrom itertools import chain\n",
+        ),
+        _script(
+            X,
+            Y,
+            """\
+            for a, b in [(x, x), (x, y), (y, x), (y, y)]:
+                fd.add_output(fd.ops.mul(a, b))
+            fd.add_output(fd.ops.neg(x))
+            fd.add_output(fd.ops.neg(y))
+            """,
+        ),
+    ),
+    (
+        "walrus-and-list-remove",
+        _script(
+            X,
+            """\
+            dims = [0, 1, 2]
+            dims.remove(2)
+            sums = [s for d in dims if (s := fd.ops.sum(x, dims=[d])) is not None]
+            fd.add_output(s)
+            fd.add_output(sums[0])
+            """,
+        ),
+        _script(
+            X,
+            """\
+            a = fd.ops.sum(x, dims=[0])
+            b = fd.ops.sum(x, dims=[1])
+            fd.add_output(b)
+            fd.add_output(a)
+            """,
+        ),
+    ),
+    (
+        "nvfuser-tensor-type-typing-and-pytorch-utils",
+        _script(
+            X,
+            """\
+            def scaled(fd: FusionDefinition, t: Tensor, factors: List[float]) -> Optional[Tensor]:
+                return fd.ops.mul(t, factors[0]) if isinstance(t, Tensor) else None
+            s = fd.define_scalar(2.0)
+            assert isinstance(s, Scalar) and not isinstance(s, Tensor)
+            half = torch_dtype_to_nvfuser_dtype(torch.float16)
+            fd.add_output(fd.ops.cast(scaled(fd, x, [2.0]), dtype=half))
+            """,
+            before="""\
+            from typing import List, Optional
+            from nvfuser import Scalar, Tensor
+            from nvfuser.pytorch_utils import torch_dtype_to_nvfuser_dtype
+            """,
+        ),
+        _script(
+            X,
+            """\
+            s = fd.define_scalar(2.0)
+            fd.add_output(fd.ops.cast(fd.ops.mul(x, 2.0), dtype=DataType.Half))
+            """,
+        ),
+    ),
+    (
         "subclass-with-helper-methods-and-class-attributes",
         HEADER
         + textwrap.dedent("""\
@@ -586,6 +658,29 @@ INPUT_LISTS = [
         ],
     ),
     (
+        "cos-sin-tanh-log",
+        "[base.cos(), base.sin(), base.tanh(), base.abs().log()]",
+        lambda: [torch.randn(2, 3)] * 4,
+    ),
+    ("type-cast", "[torch.arange(2).type(torch.complex64)]", lambda: [torch.arange(2).type(torch.complex64)]),
+    (
+        "reductions-and-torch-functions",
+        "[base.mean(1, keepdim=True), base.var(dim=[0], unbiased=False), torch.sqrt(base.abs() + 1e-5), "
+        "torch.rsqrt(base.sum(0) ** 2 + 1), base.amax(-1)]",
+        lambda: [torch.randn(2, 1), torch.randn(3), torch.randn(2, 3), torch.randn(3), torch.randn(2)],
+    ),
+    (
+        "cat-stack-and-channels-last",
+        "[torch.cat([base, base], dim=-1), torch.stack((base, base)), "
+        "torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last)]",
+        lambda: [
+            torch.randn(2, 6),
+            torch.randn(2, 2, 3),
+            torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last),
+        ],
+    ),
+    ("from-torch-import", "[ones(2, 2), full((2,), 3.0)]", lambda: [torch.ones(2, 2), torch.full((2,), 3.0)]),
+    (
         "mask-from-comparison",
         "[base, base > 0]",
         lambda: [torch.randn(2, 3), torch.randn(2, 3) > 0],
@@ -597,6 +692,7 @@ INPUT_LISTS = [
 def test_inputs_written_with_torch_methods_are_made_as_torch_makes_them(written, made):
     script = (
         HEADER
+        + "from torch import full, ones\n"
         + f"base = torch.randn(2, 3, device='cuda')\ninputs = {written}\n"
         + textwrap.dedent("""\
         with FusionDefinition() as fd:

@@ -18,9 +18,10 @@ import torch
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, HfuseError
 from hfuse.frontend import FusionDefinition
+from hfuse.frontend.handles import Scalar, Tensor, Vector
 from hfuse.loader.functions import BoundMethod, UserFunction
 from hfuse.loader.tensors import InputTensor, TorchDtype
-from hfuse.loader.values import MISSING, CallSite, Interpreted, describe
+from hfuse.loader.values import MISSING, CallSite, Interpreted, TypeValue, describe
 
 FD_METHODS = frozenset(
     {"define_tensor", "define_scalar", "define_constant", "define_vector", "from_pytorch", "add_output"}
@@ -33,6 +34,50 @@ class DataTypeNamespace(Interpreted):
 
     def attribute(self, name: str) -> Any:
         return DataType.__members__.get(name, MISSING)
+
+
+class DefinitionModule(Interpreted):
+    """`nvfuser`, `nvfuser_direct` or `hfuse` imported as a module."""
+
+    def __init__(self, label: str, names: dict[str, Interpreted]):
+        self.label = label
+        self.names = names
+
+    def attribute(self, name: str) -> Any:
+        return self.names.get(name, MISSING)
+
+
+class HandleType(TypeValue):
+    """nvFuser's `Tensor`, `Scalar` and `Vector` classes, for `isinstance(value, Tensor)`."""
+
+    def __init__(self, handle_class: type):
+        self.handle_class = handle_class
+        self.label = handle_class.__name__
+
+    def holds(self, value: Any) -> bool:
+        return isinstance(value, self.handle_class)
+
+
+HANDLE_TYPES = {
+    name: HandleType(kind) for name, kind in (("Tensor", Tensor), ("Scalar", Scalar), ("Vector", Vector))
+}
+
+
+class TorchDtypeToDataType(Interpreted):
+    """`nvfuser.pytorch_utils.torch_dtype_to_nvfuser_dtype(torch.float16)` is DataType.Half."""
+
+    label = "torch_dtype_to_nvfuser_dtype"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> DataType:
+        if kwargs or len(args) != 1 or not isinstance(args[0], TorchDtype):
+            raise site.error("torch_dtype_to_nvfuser_dtype takes one torch dtype, such as torch.float16")
+        try:
+            return DataType.from_torch(args[0].dtype)
+        except (KeyError, ValueError):
+            raise site.error(f"{args[0].label} has no nvFuser DataType") from None
+
+
+PYTORCH_UTILS = DefinitionModule("pytorch_utils", {"torch_dtype_to_nvfuser_dtype": TorchDtypeToDataType()})
 
 
 class FusionDefinitionClass(Interpreted):
@@ -60,17 +105,6 @@ class LegacyFusionClass(Interpreted):
 
 class LegacyFusion(Interpreted):
     label = "a Fusion"
-
-
-class DefinitionModule(Interpreted):
-    """`nvfuser`, `nvfuser_direct` or `hfuse` imported as a module."""
-
-    def __init__(self, label: str, names: dict[str, Interpreted]):
-        self.label = label
-        self.names = names
-
-    def attribute(self, name: str) -> Any:
-        return self.names.get(name, MISSING)
 
 
 class UserClass(Interpreted):

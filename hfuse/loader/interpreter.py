@@ -40,7 +40,6 @@ _UNSUPPORTED_EXPRESSIONS = {
     ast.SetComp: "set comprehensions",
     ast.JoinedStr: "f-strings",
     ast.FormattedValue: "f-strings",
-    ast.NamedExpr: "assignment expressions (:=)",
     ast.Await: "await expressions",
     ast.Yield: "yield expressions",
     ast.YieldFrom: "yield expressions",
@@ -50,13 +49,17 @@ _UNSUPPORTED_EXPRESSIONS = {
 
 
 class Scope:
-    """The names one call (or the script's top level) binds, and the scope its function was defined in."""
+    """The names one call (or the script's top level, or a comprehension) binds, and the scope its code
+    was written in."""
 
-    __slots__ = ("names", "parent")
+    __slots__ = ("names", "parent", "comprehension")
 
-    def __init__(self, names: dict[str, Any] | None = None, parent: Scope | None = None):
+    def __init__(
+        self, names: dict[str, Any] | None = None, parent: Scope | None = None, comprehension: bool = False
+    ):
         self.names = {} if names is None else names
         self.parent = parent
+        self.comprehension = comprehension
 
     def lookup(self, name: str) -> Any:
         scope: Scope | None = self
@@ -312,6 +315,14 @@ class Evaluator(Operators):
             value = self.value_of(operand, scope)
         return value
 
+    def _eval_NamedExpr(self, node: ast.NamedExpr, scope: Scope) -> Any:
+        """`(t := expr)`: binds in the scope the comprehension it is written in (if any) belongs to."""
+        value = self.value_of(node.value, scope)
+        while scope.comprehension and scope.parent is not None:
+            scope = scope.parent
+        self.bind(node.target, value, scope)
+        return value
+
     def _eval_IfExp(self, node: ast.IfExp, scope: Scope) -> Any:
         chosen = node.body if self.truth(node.test, self.value_of(node.test, scope)) else node.orelse
         return self.value_of(chosen, scope)
@@ -337,7 +348,10 @@ class Evaluator(Operators):
     def _eval_ListComp(self, node: ast.ListComp | ast.GeneratorExp, scope: Scope) -> list[Any]:
         results: list[Any] = []
         self._comprehend(
-            node, 0, Scope(parent=scope), lambda inner: results.append(self.value_of(node.elt, inner))
+            node,
+            0,
+            Scope(parent=scope, comprehension=True),
+            lambda inner: results.append(self.value_of(node.elt, inner)),
         )
         return results
 
@@ -350,7 +364,7 @@ class Evaluator(Operators):
             key = self.dict_key(node.key, self.value_of(node.key, inner))
             results[key] = self.value_of(node.value, inner)
 
-        self._comprehend(node, 0, Scope(parent=scope), add)
+        self._comprehend(node, 0, Scope(parent=scope, comprehension=True), add)
         return results
 
     def _comprehend(self, node: ast.AST, level: int, scope: Scope, emit: Callable[[Scope], None]) -> None:

@@ -1,11 +1,14 @@
-"""The standard modules a script may import besides torch and nvFuser: `math` and `functools`.
+"""The standard modules a script may import besides torch and nvFuser: math, functools, itertools, typing.
 
 Only the names in the tables below exist. `math` functions take numbers and give numbers (whole
-results bounded to 64 bits like every integer of a script); `functools` gives `partial` and `reduce`.
+results bounded to 64 bits like every integer of a script); `functools` gives `partial` and `reduce`;
+`itertools` gives `product` and `chain`, as lists paid for before they are made; `typing`'s names
+only annotate, and annotations are never evaluated.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -127,10 +130,61 @@ class FunctoolsModule(Interpreted):
         return _FunctoolsFunction(self.interpreter, name) if name in ("partial", "reduce") else MISSING
 
 
+class _ItertoolsFunction(Interpreted):
+    def __init__(self, interpreter: Interpreter, name: str):
+        self.interpreter = interpreter
+        self.name = name
+        self.label = f"itertools.{name}"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+        allowed = {"repeat"} if self.name == "product" else set()
+        repeat = kwargs.get("repeat", 1)
+        if set(kwargs) - allowed or not isinstance(repeat, int) or repeat < 0:
+            raise site.error(f"{self.label}() takes lists (and product a whole-number repeat=)")
+        lists = [self.interpreter.materialize(site.node, a) for a in args]
+        if self.name == "chain":
+            site.charge(sum(len(items) for items in lists))
+            return [item for items in lists for item in items]
+        sizes = [len(items) for items in lists] * repeat
+        if 0 not in sizes and sum(math.log2(n) for n in sizes) > math.log2(self.interpreter.budget.max_steps):
+            raise self.interpreter.budget.exhausted(site.node)
+        site.charge(math.prod(sizes) * max(len(sizes), 1))
+        return list(itertools.product(*lists, repeat=repeat))
+
+
+class ItertoolsModule(Interpreted):
+    label = "itertools"
+
+    def __init__(self, interpreter: Interpreter):
+        self.interpreter = interpreter
+
+    def attribute(self, name: str) -> Any:
+        return _ItertoolsFunction(self.interpreter, name) if name in ("product", "chain") else MISSING
+
+
+class TypingName(Interpreted):
+    """A name of `typing` (List, Optional, ...): scripts only annotate with them."""
+
+    def __init__(self, name: str):
+        self.label = f"typing.{name}"
+
+
+class TypingModule(Interpreted):
+    label = "typing"
+
+    def __init__(self, interpreter: Interpreter):
+        self.interpreter = interpreter
+
+    def attribute(self, name: str) -> Any:
+        return TypingName(name)
+
+
 def standard_module(interpreter: Interpreter, name: str) -> Interpreted | None:
     """The module a script may import by this name, or None."""
     modules: dict[str, Callable[[Interpreter], Interpreted]] = {
         "math": MathModule,
         "functools": FunctoolsModule,
+        "itertools": ItertoolsModule,
+        "typing": TypingModule,
     }
     return modules[name](interpreter) if name in modules else None

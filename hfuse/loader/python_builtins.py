@@ -352,6 +352,10 @@ def _list_index(interpreter: Interpreter, site: CallSite, items: list[Any], valu
     return found
 
 
+def _list_remove(interpreter: Interpreter, site: CallSite, items: list[Any], value: Any) -> None:
+    del items[_list_index(interpreter, site, items, value)]
+
+
 def _list_count(interpreter: Interpreter, site: CallSite, items: list[Any], value: Any) -> int:
     interpreter.budget.charge(site.node, len(items))
     return sum(interpreter.plain_equal(site.node, item, value) for item in items)
@@ -438,6 +442,7 @@ _LIST_METHODS: dict[str, Method] = {
     "insert": (_list_insert, 2, 2, ()),
     "pop": (_list_pop, 0, 1, ()),
     "index": (_list_index, 1, 1, ()),
+    "remove": (_list_remove, 1, 1, ()),
     "count": (_list_count, 1, 1, ()),
     "copy": (_copied, 0, 0, ()),
     "reverse": (_list_reverse, 0, 0, ()),

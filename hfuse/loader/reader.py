@@ -24,6 +24,8 @@ from hfuse.frontend import FusionDefinition
 from hfuse.loader.budget import Budget
 from hfuse.loader.fd import (
     FD_METHODS,
+    HANDLE_TYPES,
+    PYTORCH_UTILS,
     RUN_METHODS,
     DataTypeNamespace,
     DefinitionModule,
@@ -45,6 +47,7 @@ from hfuse.loader.torch_api import TorchNamespace
 from hfuse.loader.values import MISSING, CallSite, Interpreted
 
 DEFINITION_MODULES = frozenset({"nvfuser", "nvfuser_direct", "hfuse", "torch._C._nvfuser"})
+PYTORCH_UTILS_MODULES = frozenset({"nvfuser.pytorch_utils", "nvfuser_direct.pytorch_utils"})
 _IMPORTS = (
     "write `import torch` and `from nvfuser import FusionDefinition, DataType` "
     "(nvfuser_direct and hfuse work the same way)"
@@ -74,7 +77,8 @@ class ScriptReader(Interpreter):
         super().__init__(source, budget, self.count_op)
         self.definition_class = FusionDefinitionClass(self.new_definition)
         known = {"FusionDefinition": self.definition_class, "DataType": DataTypeNamespace()}
-        self.importable = {**known, "Fusion": LegacyFusionClass()}  # what `from nvfuser import ...` finds
+        # what `from nvfuser import ...` finds
+        self.importable = {**known, "Fusion": LegacyFusionClass(), **HANDLE_TYPES}
         self.globals = Scope({"torch": TorchNamespace(), **known}, Scope(builtin_names(self)))
         self.fd: Fd | None = None  # the script's definition object
         self.definition_node: ast.AST = ast.Pass(lineno=1, col_offset=0)
@@ -266,34 +270,36 @@ class ScriptReader(Interpreter):
         scope.names[name] = UserClass(statement, members, self.new_subclass_definition)
 
     # imports
+    def _module(self, name: str) -> Interpreted | None:
+        """The module a script may import by this name, or None."""
+        if name == "torch":
+            return TorchNamespace()
+        if name in DEFINITION_MODULES:
+            return DefinitionModule(name, self.importable)
+        if name in PYTORCH_UTILS_MODULES:
+            return PYTORCH_UTILS
+        return standard_module(self, name)
+
     def _run_Import(self, statement: ast.Import, scope: Scope) -> None:
         if scope is not self.globals or (self.fd is not None and self.fd.recording):
             raise self.unsupported(statement)
         for alias in statement.names:
-            bound = alias.asname or alias.name
-            if alias.name == "torch":
-                scope.names[bound] = TorchNamespace()
-            elif alias.name in DEFINITION_MODULES and "." not in alias.name:
-                scope.names[bound] = DefinitionModule(bound, self.importable)
-            elif standard_module(self, alias.name) is not None:
-                scope.names[bound] = standard_module(self, alias.name)
-            else:
+            # `import a.b` binds `a`: only the modules without a dot are imported that way
+            module = self._module(alias.name) if "." not in alias.name or alias.asname else None
+            if module is None:
                 raise self.error(statement, f"importing {alias.name} is not supported; {_IMPORTS}")
+            scope.names[alias.asname or alias.name] = module
 
     def _run_ImportFrom(self, statement: ast.ImportFrom, scope: Scope) -> None:
         if scope is not self.globals or (self.fd is not None and self.fd.recording):
             raise self.unsupported(statement)
         if statement.module == "__future__":
             return
-        module = standard_module(self, statement.module or "") if not statement.level else None
-        if module is None and (statement.module not in DEFINITION_MODULES or statement.level):
+        module = None if statement.level else self._module(statement.module or "")
+        if module is None:
             raise self.error(statement, f"importing from {statement.module} is not supported; {_IMPORTS}")
         for alias in statement.names:
-            found = (
-                module.attribute(alias.name)
-                if module is not None
-                else self.importable.get(alias.name, MISSING)
-            )
+            found = module.attribute(alias.name) if alias.name != "*" else MISSING
             if found is MISSING:
                 raise self.error(statement, f"{statement.module}.{alias.name} is not supported; {_IMPORTS}")
             scope.names[alias.asname or alias.name] = found

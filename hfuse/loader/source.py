@@ -10,9 +10,9 @@ from typing import TypeVar
 from hfuse.errors import HfuseError, LimitError, Loc, ParseError
 
 SUPPORTED = (
-    "only imports of nvfuser / nvfuser_direct / hfuse / torch / math / functools, fd.define_*, "
-    "fd.from_pytorch, fd.ops.*, fd.add_output, Python's functions, loops, conditions, containers and "
-    "operators, and torch tensor constructors for the inputs are read"
+    "only imports of nvfuser / nvfuser_direct / hfuse / torch / math / functools / itertools / typing, "
+    "fd.define_*, fd.from_pytorch, fd.ops.*, fd.add_output, Python's functions, loops, conditions, "
+    "containers and operators, and torch tensor constructors for the inputs are read"
 )
 _LONGEST_QUOTE = 200
 E = TypeVar("E", bound=HfuseError)

@@ -49,14 +49,18 @@ _CAST_METHODS = {
     "bool": torch.bool,
 }
 # method -> how torch replays it; every one gives a new tensor or a view, and in-place ones return it
+# torch functions of one tensor that are these methods: torch.sqrt(x) is x.sqrt()
+TENSOR_FUNCTIONS = frozenset({
+    "t", "transpose", "permute", "unsqueeze", "squeeze", "reshape", "flatten", "narrow", "triu", "tril",
+    "clone", "abs", "neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "clamp",
+    "clamp_min", "clamp_max", "sign", "round", "floor", "ceil", "reciprocal", "square", "pow", "sum", "mean",
+    "var", "std", "amax", "amin",
+})  # fmt: skip
 _METHODS: dict[str, Callable[..., torch.Tensor]] = {
     name: getattr(torch.Tensor, name)
     for name in (
-        "as_strided", "t", "transpose", "permute", "contiguous", "unsqueeze", "squeeze", "expand",
-        "expand_as", "reshape", "view", "flatten", "narrow", "triu", "tril", "clone", "detach", "repeat",
-        "to",
-        "abs", "neg", "exp", "sqrt", "sigmoid", "relu", "clamp", "clamp_min", "clamp_max", "sign", "round",
-        "floor", "ceil", "reciprocal", "uniform_", "normal_", "fill_", "zero_",
+        "as_strided", "contiguous", "expand", "expand_as", "view", "detach", "repeat", "to",
+        "uniform_", "normal_", "fill_", "zero_", *TENSOR_FUNCTIONS,
     )
 }  # fmt: skip
 _DEVICE_METHODS = frozenset({"cuda", "cpu", "to", "requires_grad_"})
@@ -93,6 +97,25 @@ class TorchDtype(Interpreted):
 
     def shown(self) -> str:
         return self.label
+
+
+class TorchMemoryFormat(Interpreted):
+    """`torch.channels_last` and the other memory formats `.to()` and `.contiguous()` take."""
+
+    def __init__(self, name: str):
+        self.label = f"torch.{name}"
+        self.memory_format = MEMORY_FORMATS[name]
+
+    def shown(self) -> str:
+        return self.label
+
+
+MEMORY_FORMATS = {
+    "channels_last": torch.channels_last,
+    "channels_last_3d": torch.channels_last_3d,
+    "contiguous_format": torch.contiguous_format,
+    "preserve_format": torch.preserve_format,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +164,13 @@ class InputTensor(Interpreted):
             return self.meta.dim()
         if name == "dtype":
             return TorchDtype(_DTYPE_NAMES[self.meta.dtype])
-        if name in _METHODS or name in _DEVICE_METHODS or name in _CAST_METHODS or name in _FACTS:
+        if (
+            name in _METHODS
+            or name in _DEVICE_METHODS
+            or name in _CAST_METHODS
+            or name in _FACTS
+            or name == "type"
+        ):
             return TensorMethod(self, name)
         return MISSING
 
@@ -194,12 +223,25 @@ class TensorMethod(Interpreted):
             _no_extra(site, name, args[1:] if name == "cuda" else args, kwargs)
             return new_tensor(site, Step("move", ()), tensor, name == "cpu")
         if name == "to":
-            dtype, on_cpu = _to_arguments(site, args, kwargs, tensor.on_cpu)
+            layout = kwargs.get("memory_format")
+            if layout is not None and not isinstance(layout, TorchMemoryFormat):
+                raise site.error(
+                    f".to(): memory_format takes torch.channels_last and the like, not {describe(layout)}"
+                )
+            dtype, on_cpu = _to_arguments(
+                site, args, {k: v for k, v in kwargs.items() if k != "memory_format"}, tensor.on_cpu
+            )
             moved = tensor if on_cpu == tensor.on_cpu else new_tensor(site, Step("move", ()), tensor, on_cpu)
-            return moved if dtype is None else new_tensor(site, Step("to", (dtype,)), moved, on_cpu)
+            cast = moved if dtype is None else new_tensor(site, Step("to", (dtype,)), moved, on_cpu)
+            arranged = Step("contiguous", (), (("memory_format", layout),))
+            return cast if layout is None else new_tensor(site, arranged, cast, on_cpu)
         if name in _CAST_METHODS:
             _no_extra(site, name, args, kwargs)
             return new_tensor(site, Step("to", (_CAST_METHODS[name],)), tensor, tensor.on_cpu)
+        if name == "type":
+            if kwargs or len(args) != 1 or not isinstance(args[0], TorchDtype):
+                raise site.error(".type() takes a torch dtype here, as in .type(torch.float16)")
+            return new_tensor(site, Step("to", (args[0].dtype,)), tensor, tensor.on_cpu)
         for value in [*args, *kwargs.values()]:
             check_plain(site, f".{name}", value, tensors=name == "expand_as")
         if name == "as_strided":
@@ -232,6 +274,8 @@ def replay(
     if base is None:
         if device.type == "meta" and step.name in _RANDOM:
             return _random_on_meta(step.name, args, kwargs)
+        if step.name in JOINS:
+            return JOINS[step.name](*args, **kwargs)
         return CONSTRUCTORS[step.name](*args, device=device, **kwargs)
     if step.name == "move":
         return base.to(device)
@@ -267,6 +311,8 @@ def _argument(value: Any, device: torch.device, made: dict[int, torch.Tensor] | 
         return tensor if tensor.device == device or tensor.dim() == 0 else tensor.to(device)
     if isinstance(value, TorchDtype):
         return value.dtype
+    if isinstance(value, TorchMemoryFormat):
+        return value.memory_format
     if isinstance(value, list | tuple):
         return type(value)(_argument(v, device, made) for v in value)
     return value
@@ -279,6 +325,7 @@ CONSTRUCTORS: dict[str, Callable[..., torch.Tensor]] = {
     "randn_like": torch.randn_like, "rand_like": torch.rand_like, "zeros_like": torch.zeros_like,
     "ones_like": torch.ones_like, "empty_like": torch.empty_like, "full_like": torch.full_like,
 }  # fmt: skip
+JOINS: dict[str, Callable[..., torch.Tensor]] = {"cat": torch.cat, "stack": torch.stack}  # of input tensors
 
 
 def first_line(err: Exception) -> str:
@@ -294,7 +341,7 @@ def check_plain(site: CallSite, where: str, value: Any, tensors: bool = False) -
     if isinstance(value, list | tuple):
         for item in value:
             check_plain(site, where, item, tensors)
-    elif isinstance(value, TorchDtype) or (tensors and isinstance(value, InputTensor)):
+    elif isinstance(value, TorchDtype | TorchMemoryFormat) or (tensors and isinstance(value, InputTensor)):
         return
     elif not (is_number(value) or value is None):
         raise site.error(
@@ -324,7 +371,8 @@ def _to_arguments(site: CallSite, args: list[Any], kwargs: dict[str, Any], on_cp
     kwargs.pop("non_blocking", None)
     if kwargs:
         raise site.error(
-            f".to(): the argument {sorted(kwargs)[0]} is not supported; pass a dtype and/or a device"
+            f".to(): the argument {sorted(kwargs)[0]} is not supported; "
+            "pass a dtype, a device or a memory_format"
         )
     for arg in args:
         if isinstance(arg, TorchDtype):

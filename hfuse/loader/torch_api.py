@@ -9,11 +9,15 @@ from typing import Any
 import torch
 
 from hfuse.loader.tensors import (
+    JOINS,
+    MEMORY_FORMATS,
+    TENSOR_FUNCTIONS,
     TORCH_DTYPES,
     InputTensor,
     Step,
     TensorType,
     TorchDtype,
+    TorchMemoryFormat,
     check_bytes,
     check_plain,
     check_rank,
@@ -28,7 +32,7 @@ _CONSTRUCTORS = {
     "full": ("size", "fill_value"), "arange": ("start", "end", "step"), "randint": ("low", "high", "size"),
     "tensor": (), "make_tensor": ("low", "high", "exclude_zero"), "empty_strided": ("size", "stride"),
     "randn_like": (), "rand_like": (), "zeros_like": (), "ones_like": (), "empty_like": (),
-    "full_like": ("fill_value",),
+    "full_like": ("fill_value",), "cat": ("dim",), "stack": ("dim",),
 }  # fmt: skip
 _SHAPE_FIRST = frozenset({"randn", "rand", "ones", "zeros", "empty", "make_tensor"})
 
@@ -48,9 +52,26 @@ class TorchNamespace(Interpreted):
             return TensorType()
         if name in TORCH_DTYPES:
             return TorchDtype(name)
+        if name in MEMORY_FORMATS:
+            return TorchMemoryFormat(name)
         if name in _CONSTRUCTORS and name != "make_tensor":
             return TorchConstructor(name)
+        if name in TENSOR_FUNCTIONS:
+            return TorchTensorFunction(name)
         return MISSING
+
+
+class TorchTensorFunction(Interpreted):
+    """`torch.sqrt(x)` and the like: the tensor method of the same name, on an input tensor."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.label = f"torch.{name}"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> InputTensor:
+        if not args or not isinstance(args[0], InputTensor):
+            raise site.error(f"{self.label} takes an input tensor first")
+        return args[0].attribute(self.name).call(site, list(args[1:]), kwargs)
 
 
 class TorchConstructor(Interpreted):
@@ -73,6 +94,8 @@ class TorchConstructor(Interpreted):
                 f"{self.label}: the argument {sorted(unknown)[0]} is not supported; use shape, dtype, device"
                 + "".join(f", {k}" for k in _CONSTRUCTORS[self.name])
             )
+        if self.name in JOINS:
+            return self._join(site, args, kwargs)
         like = self.name.endswith("_like")
         if like and (not args or not isinstance(args[0], InputTensor)):
             raise site.error(f"{self.label} takes an input tensor first")
@@ -86,6 +109,20 @@ class TorchConstructor(Interpreted):
         return new_tensor(
             site, Step(self.name, tuple(args), tuple({**kwargs, **typed}.items())), None, on_cpu
         )
+
+    def _join(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> InputTensor:
+        """torch.cat or torch.stack of input tensors."""
+        tensors = args[0] if args else None
+        if (
+            len(args) > 2
+            or not isinstance(tensors, list | tuple)
+            or not tensors
+            or not all(isinstance(t, InputTensor) for t in tensors)
+        ):
+            raise site.error(f"{self.label} takes a list of input tensors and a dim")
+        check_plain(site, self.label, [*args[1:], *kwargs.values()])
+        step = Step(self.name, (list(tensors), *args[1:]), tuple(kwargs.items()))
+        return new_tensor(site, step, None, tensors[0].on_cpu)
 
     def _check_size(
         self, site: CallSite, args: list[Any], kwargs: dict[str, Any], dtype: torch.dtype
