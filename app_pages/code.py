@@ -16,7 +16,7 @@ if fusion is not None:
     strategy = state.option_control("strategy", controls[0])
     outputs = state.option_control("outputs", controls[1])
     try:
-        compiled = pipeline.compiled_of(text, strategy, outputs)
+        compiled = pipeline.compiled_of(text, strategy, outputs, state.segment())
     except HfuseError as err:
         views.show_error(err, text)
         compiled = None

@@ -8,6 +8,7 @@ from hfuse.errors import HfuseError
 from hfuse.examples import list_examples
 from ui import builder_panel, pipeline, state, views
 
+SEGMENT_CHOICE = "segment_choice"
 APPLY_BUTTON = {
     "name": "Apply (Ctrl+Enter)",
     "feather": "Play",
@@ -92,17 +93,41 @@ def editor() -> None:
     st.caption("Applies as you type, on Ctrl+Enter and when you click elsewhere.")
 
 
+def script_facts() -> None:
+    """Under the editor: what the text was recognised as, the segment shown of a segments dump, and
+    what the script printed while it was read."""
+    text = state.definition()
+    if not text.strip():
+        return
+    try:
+        script = pipeline.script_of(text, state.segment())
+    except HfuseError:
+        return  # the error is shown beside the editor
+    if len(script.segments) > 1:
+        st.session_state[SEGMENT_CHOICE] = script.segment
+        st.selectbox(
+            "Segment",
+            range(len(script.segments)),
+            format_func=lambda index: script.segments[index],
+            key=SEGMENT_CHOICE,
+            on_change=lambda: state.choose_segment(st.session_state[SEGMENT_CHOICE]),
+            help="The definition of the dump that every page shows",
+        )
+    st.caption(f"Read as: {script.format}")
+    if script.printed:
+        st.caption("The script printed:")
+        st.code(script.printed, language=None)
+
+
 def status() -> bool:
     """Whether the definition compiles; shown next to the editor, with the line and caret of any error."""
     fusion = views.current_fusion()
     if fusion is None:
         return False
-    text = state.definition()
+    text, segment, outputs = state.definition(), state.segment(), state.option("outputs")
     counts = f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs"
     try:
-        kernels = {
-            s: pipeline.compiled_of(text, s, state.option("outputs")).kernel_count for s in (NAIVE, HFUSE)
-        }
+        kernels = {s: pipeline.compiled_of(text, s, outputs, segment).kernel_count for s in (NAIVE, HFUSE)}
     except HfuseError as err:
         st.success(f"Parsed: {counts}.")
         views.show_error(err, text)
@@ -112,16 +137,18 @@ def status() -> bool:
 
 
 def preview() -> None:
-    text = state.definition()
+    text, segment = state.definition(), state.segment()
     if state.option_control("diagram") == "ir":
-        views.diagram(lambda: pipeline.ir_dot(text, after_passes=False), "fusion_ir", key="editor_ir")
+        views.diagram(
+            lambda: pipeline.ir_dot(text, after_passes=False, segment=segment), "fusion_ir", key="editor_ir"
+        )
         return
     strategy, outputs = state.option("strategy"), state.option("outputs")
-    kernels = pipeline.compiled_of(text, strategy, outputs).kernel_count
+    kernels = pipeline.compiled_of(text, strategy, outputs, segment).kernel_count
     plural = "s" if kernels != 1 else ""
     st.caption(f"{strategy}, outputs {pipeline.OUTPUT_TITLES[outputs]}: {kernels} kernel{plural}")
     views.diagram(
-        lambda: pipeline.segmentation_dot(text, strategy, outputs),
+        lambda: pipeline.segmentation_dot(text, strategy, outputs, segment),
         f"segmentation_{strategy}",
         key="editor_segmentation",
     )
@@ -132,6 +159,7 @@ edit_column, diagram_column = st.columns([5, 4], gap="large")
 with edit_column:
     gallery()
     editor()
+    script_facts()
     with st.expander("Build op by op"):
         builder_panel.render()
 with diagram_column:

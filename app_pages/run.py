@@ -16,7 +16,7 @@ from hfuse.service.worker import shared_service
 from hfuse.units import format_bytes
 from ui import state, views
 
-REPORT = "run_report"  # ((text, strategy, outputs), RunResult) of the last run that worked
+REPORT = "run_report"  # ((text, strategy, outputs, segment), RunResult) of the last run that worked
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
 # What each column of the comparison measures (the benchmark's protocol, BENCHMARKS.md).
 COMPARISON_HELP = {
@@ -66,8 +66,10 @@ def _runs(count: int) -> str:
     return f"{count} run{'s' if count != 1 else ''}"
 
 
-def run(text: str, strategy: str, outputs: str) -> None:
-    request = RunRequest(text, backend=strategy, alias_outputs=outputs == "views", compare=has_cuda())
+def run(text: str, segment: int, strategy: str, outputs: str) -> None:
+    request = RunRequest(
+        text, backend=strategy, alias_outputs=outputs == "views", compare=has_cuda(), segment=segment
+    )
     asked = time.time()
     with st.status("Compiling and running...", expanded=True) as progress:
 
@@ -87,7 +89,7 @@ def run(text: str, strategy: str, outputs: str) -> None:
             state="complete",
             expanded=False,
         )
-    st.session_state[REPORT] = ((text, strategy, outputs), result)
+    st.session_state[REPORT] = ((text, strategy, outputs, segment), result)
     st.session_state[RUN_TIMES] = (asked, result.started_at, result.finished_at)
 
 
@@ -237,14 +239,14 @@ else:
     )
 fusion = views.current_fusion()
 if fusion is not None:
-    text = state.definition()
+    text, segment = state.definition(), state.segment()
     controls = st.columns([2, 2, 1], vertical_alignment="bottom")
     strategy = state.option_control("strategy", controls[0])
     outputs = state.option_control("outputs", controls[1])
     if controls[2].button("Run", type="primary", key="run", icon=":material/play_arrow:", width="stretch"):
-        run(text, strategy, outputs)
+        run(text, segment, strategy, outputs)
     shown = st.session_state.get(REPORT)
-    if shown is not None and shown[0] == (text, strategy, outputs):
+    if shown is not None and shown[0] == (text, strategy, outputs, segment):
         result = shown[1]
         show_run_log(result.waited_s)
         show_checks(result)

@@ -7,10 +7,10 @@ from hfuse.errors import HfuseError
 from ui import pipeline, state, views
 
 
-def side_column(text: str, side: pipeline.Side, key: str) -> None:
+def side_column(text: str, segment: int, side: pipeline.Side, key: str) -> None:
     st.subheader(side.title)
     try:
-        compiled = pipeline.compiled_of(text, side.strategy, side.outputs)
+        compiled = pipeline.compiled_of(text, side.strategy, side.outputs, segment)
     except HfuseError as err:
         views.show_error(err, text)
         return
@@ -18,7 +18,7 @@ def side_column(text: str, side: pipeline.Side, key: str) -> None:
     kernels = compiled.kernel_count
     st.markdown(f"**{kernels} kernel{'s' if kernels != 1 else ''}** launched (segments: {counts})")
     views.diagram(
-        lambda: pipeline.segmentation_dot(text, side.strategy, side.outputs),
+        lambda: pipeline.segmentation_dot(text, side.strategy, side.outputs, segment),
         f"segmentation_{side.strategy}_{side.outputs}",
         key=key,
     )
@@ -57,7 +57,7 @@ def side_column(text: str, side: pipeline.Side, key: str) -> None:
 st.header("Segmentation")
 fusion = views.current_fusion()
 if fusion is not None:
-    text = state.definition()
+    text, segment = state.definition(), state.segment()
     controls = st.columns(3)
     compare = state.option_control("compare", controls[0])
     if compare == "strategies":
@@ -72,11 +72,11 @@ if fusion is not None:
     left, right = pipeline.comparison_sides(compare, state.option("strategy"), state.option("outputs"))
     columns = st.columns(2, gap="large")
     with columns[0]:
-        side_column(text, left, key="left")
+        side_column(text, segment, left, key="left")
     with columns[1]:
-        side_column(text, right, key="right")
+        side_column(text, segment, right, key="right")
     try:
-        both = pipeline.comparison_dot(text, left, right)
+        both = pipeline.comparison_dot(text, left, right, segment)
         controls[2].download_button(
             "Both as one .dot",
             both,

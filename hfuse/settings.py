@@ -82,6 +82,14 @@ MAX_INPUT_BYTES = MemoryLimit(
     interpreter_bytes=4 << 30,
 )
 MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
+MAX_STEPS = Setting(
+    "HFUSE_MAX_STEPS",
+    "500000",
+    "most steps (statements and expressions evaluated) the loader takes to read one script",
+)
+MAX_CALL_DEPTH = Setting(
+    "HFUSE_MAX_CALL_DEPTH", "64", "deepest nesting of function calls while the loader reads a script"
+)
 POISON_OUTPUTS = Setting(
     "HFUSE_POISON_OUTPUTS",
     "0",

@@ -150,20 +150,92 @@ with FusionDefinition() as fd:
     for i in range(2):
         fd.add_output(T0)
 """
+TRY_SCRIPT = """from nvfuser import FusionDefinition, DataType
+
+with FusionDefinition() as fd:
+    T0 = fd.define_tensor(shape=[4, 8], dtype=DataType.Float)
+    try:
+        fd.add_output(T0)
+    except Exception:
+        pass
+"""
 
 
 def test_the_editor_shows_the_line_of_a_parse_error_from_its_loc():
     with pytest.raises(ParseError) as caught:
-        load(LOOP_SCRIPT, device="meta")
+        load(TRY_SCRIPT, device="meta")
     loc = caught.value.loc
-    at = type_text(use_plain_editor(open_app()), LOOP_SCRIPT)
+    at = type_text(use_plain_editor(open_app()), TRY_SCRIPT)
     assert not at.exception
     (message,) = errors(at)
-    assert message.startswith(f"**ParseError** at line {loc.line}, column {loc.column}: for loops are not")
-    lines = LOOP_SCRIPT.splitlines()
+    assert message.startswith(f"**ParseError** at line {loc.line}, column {loc.column}: try blocks are not")
+    lines = TRY_SCRIPT.splitlines()
     shown = [f"{n:4d} | {lines[n - 1]}" for n in range(loc.line - 2, loc.line + 1)]
     caret = "     | " + " " * (loc.column - 1) + "^"
     assert [c.value for c in at.code] == ["\n".join([*shown, caret])]
+
+
+def captions(at: AppTest) -> list[str]:
+    return [c.value for c in at.caption]
+
+
+def test_a_script_with_a_loop_loads_in_the_editor():
+    at = type_text(use_plain_editor(open_app()), LOOP_SCRIPT)
+    assert not at.exception and not errors(at)
+    assert at.success[0].value.startswith("Parsed: 1 inputs, 0 ops, 2 outputs.")
+    assert "Read as: fusion definition script" in captions(at)
+
+
+PRINTING_SCRIPT = LOOP_SCRIPT.replace(
+    "    for i in range(2):", "    print('rank', T0.ndim)\n    for i in range(2):"
+)
+
+
+def test_what_a_script_prints_is_shown_under_the_editor():
+    at = type_text(use_plain_editor(open_app()), PRINTING_SCRIPT)
+    assert not at.exception and not errors(at)
+    assert "The script printed:" in captions(at)
+    assert [c.value.strip() for c in at.code] == ["rank 2"]
+
+
+PASTED = ROOT / "tests" / "pasted"
+
+
+@pytest.mark.parametrize(
+    ("name", "layout"),
+    [
+        ("nvfuser_error_message", "nvFuser error repro"),
+        ("thunder_repro", "Thunder repro"),
+        ("python_definition_dump", "nvFuser python_definition dump"),
+    ],
+)
+def test_the_editor_says_what_a_pasted_text_was_read_as(name, layout):
+    at = type_text(use_plain_editor(open_app()), (PASTED / f"{name}.txt").read_text())
+    assert not at.exception and not errors(at)
+    assert f"Read as: {layout}" in captions(at)
+
+
+def test_a_segments_dump_shows_a_segment_choice_that_every_page_follows():
+    text = (PASTED / "segments_dump.txt").read_text()
+    at = type_text(use_plain_editor(open_app()), text)
+    assert not at.exception and not errors(at)
+    assert "Read as: nvFuser segments dump (3 segments)" in captions(at)
+    choice = at.selectbox(key="segment_choice")
+    assert choice.options == ["segmented group 0", "segmented group 1", "segmented group 8"]
+    assert at.success[0].value.startswith("Parsed: 1 inputs, 1 ops, 1 outputs.")
+    choice.set_value(2).run()
+    assert not at.exception and not errors(at)
+    assert at.success[0].value.startswith("Parsed: 1 inputs, 2 ops, 2 outputs.")
+    open_page(at, "app_pages/ir.py")
+    assert not at.exception and not errors(at)
+    assert any("fd.ops.squeeze" in c.value for c in at.code)
+    open_page(at, "app_pages/editor.py")
+    assert at.selectbox(key="segment_choice").value == 2
+    type_text(at, text + "\n")  # an edit keeps the choice while the text still holds that segment
+    assert at.success[0].value.startswith("Parsed: 1 inputs, 2 ops, 2 outputs.")
+    type_text(at, (PASTED / "thunder_repro.txt").read_text())
+    assert not at.exception and not errors(at)
+    assert "segment_choice" not in [box.key for box in at.selectbox]
 
 
 @pytest.mark.parametrize("params, message", DAMAGED_LINKS.values(), ids=DAMAGED_LINKS.keys())
@@ -397,7 +469,7 @@ def test_a_gpu_report_shows_times_bandwidth_and_torch_beside_it():
             _timing("clone", 1, 17.5, 0.2),
         ),
     )
-    at.session_state["run_report"] = ((SEED, "hfuse", "contiguous"), result)
+    at.session_state["run_report"] = ((SEED, "hfuse", "contiguous", 0), result)
     open_page(at, "app_pages/run.py")
     assert not at.exception and not errors(at)
     checks, kernels, beside = (frame.value for frame in at.dataframe)

@@ -354,7 +354,7 @@ PARSE_ERRORS = [
     ("unknown-keyword", "inputs = [torch.randn(2, 3, pin_memory=True)]\n", "pin_memory is not supported", 1),
     ("list-index", "x = [1, 2][5]\n", "out of range for a list of 2", 1),
     ("division-by-zero", "x = 1 / 0\n", "/ by zero", 1),
-    ("function-arity", "def f(fd, g):\n    pass\n", "exactly one parameter", 1),
+    ("function-needs-more-than-fd", "def f(fd, g):\n    pass\n", "no fusion definition found", 1),
     ("undefined-function", "with FusionDefinition() as fd:\n    f(fd)\n", "calls to f are not part", 2),
     ("ops-at-top-level", "fd.ops.add(1, 2)\n", "belong inside the definition", 1),
     (

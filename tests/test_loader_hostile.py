@@ -4,6 +4,7 @@ import ast
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,9 @@ WARM_UP = (
     + "torch.randn(4).as_strided((2,), (2,))]\n"
 )
 NOT_READ = "are not part of a fusion definition"
+STEPS = "reading the script takes more than 500000 steps"
+DEPTH = "calls nest more than 64 deep here"
+FIB = "def f(n):\n    return 1 if n < 2 else f(n - 1) + f(n - 2)\nx = f(60)\n"
 
 # (id, script, error, message, line)
 HOSTILE = [
@@ -41,7 +45,7 @@ HOSTILE = [
         f"calls to open {NOT_READ}",
         4,
     ),
-    ("print-a-call", "print(open('pwned', 'w'))\n", ParseError, f"calls to print {NOT_READ}", 1),
+    ("print-a-call", "print(open('pwned', 'w'))\n", ParseError, f"calls to open {NOT_READ}", 1),
     (
         "subclasses-walk",
         "x = ().__class__.__bases__[0].__subclasses__()\n",
@@ -83,17 +87,8 @@ HOSTILE = [
     ("setattr", DEFINE + "    setattr(fd, 'ops', 1)\n", ParseError, f"calls to setattr {NOT_READ}", 3),
     ("type-call", "x = type('A', (), {})\n", ParseError, f"calls to type {NOT_READ}", 1),
     ("lambda", "f = lambda: open('pwned', 'w')\n", ParseError, f"lambda expressions {NOT_READ}", 1),
-    ("comprehension", "x = [open(p) for p in ['a']]\n", ParseError, f"comprehensions {NOT_READ}", 1),
-    ("generator", DEFINE + "    x = list(i for i in [1])\n", ParseError, f"calls to list {NOT_READ}", 3),
-    ("while-true", "while True:\n    pass\n", ParseError, f"while loops {NOT_READ}", 1),
-    (
-        "for-loop",
-        DEFINE + "    for i in [1, 2]:\n        T0 = T0 + 1\n",
-        ParseError,
-        f"for loops {NOT_READ}",
-        3,
-    ),
-    ("if-statement", "if __name__ == '__main__':\n    pass\n", ParseError, f"if statements {NOT_READ}", 1),
+    ("comprehension", "x = [open(p) for p in ['a']]\n", ParseError, f"calls to open {NOT_READ}", 1),
+    ("while-true", "while True:\n    pass\n", LimitError, STEPS, 1),
     (
         "try-block",
         DEFINE + "    try:\n        pass\n    except Exception:\n        pass\n",
@@ -101,13 +96,7 @@ HOSTILE = [
         f"try blocks {NOT_READ}",
         3,
     ),
-    (
-        "recursion",
-        "def f(fd):\n    f(fd)\nwith FusionDefinition() as fd:\n    f(fd)\n",
-        ParseError,
-        "f is called twice",
-        2,
-    ),
+    ("recursion", "def f(fd):\n    f(fd)\nwith FusionDefinition() as fd:\n    f(fd)\n", LimitError, DEPTH, 2),
     ("gigantic-shape", "inputs = [torch.randn(2**40, 2**20)]\n", LimitError, "HFUSE_MAX_INPUT_BYTES", 1),
     ("shape-beyond-64-bits", "inputs = [torch.zeros(10**30)]\n", LimitError, "does not fit in 64 bits", 1),
     (
@@ -122,13 +111,7 @@ HOSTILE = [
     ("shift-tower", "x = 1 << 10**9\n", LimitError, "1 << 1000000000 does not fit in 64 bits", 1),
     ("float-overflow", "x = 2.0 ** 100000\n", LimitError, "overflows a 64-bit float", 1),
     ("huge-int-from-float", "x = int(1e300)\n", LimitError, "does not fit in 64 bits", 1),
-    (
-        "list-repetition",
-        "x = [0] * 10**9\n",
-        ParseError,
-        "* applies to numbers and fusion values, not a list",
-        1,
-    ),
+    ("list-repetition", "x = [0] * 10**9\n", LimitError, STEPS, 1),
     (
         "string-repetition",
         "x = 'a' * 10**9\n",
@@ -156,13 +139,6 @@ HOSTILE = [
     ("breakpoint", DEFINE + "    breakpoint()\n", ParseError, f"calls to breakpoint {NOT_READ}", 3),
     ("f-string-with-call", "x = f\"{open('pwned', 'w')}\"\n", ParseError, f"f-strings {NOT_READ}", 1),
     (
-        "walrus",
-        DEFINE + "    fd.add_output(T1 := T0)\n",
-        ParseError,
-        f"assignment expressions (:=) {NOT_READ}",
-        3,
-    ),
-    (
         "class-with-metaclass",
         "class A(FusionDefinition, metaclass=type):\n    def definition(self):\n        pass\n",
         ParseError,
@@ -176,8 +152,60 @@ HOSTILE = [
         "may hold only definition(self) and schedule(self)",
         2,
     ),
-    ("starred-arguments", DEFINE + "    T1 = fd.ops.add(*[T0, T0])\n", ParseError, "*arguments", 3),
     ("huge-literal", "x = " + "9" * 5000 + "\n", ParseError, "not valid Python", 1),
+    # loops and calls that do not end, or would take far too long
+    ("huge-for-loop", "n = 0\nfor i in range(10**12):\n    n += 1\n", LimitError, STEPS, 2),
+    ("loop-in-definition", DEFINE + "    while T0 is not None:\n        pass\n", LimitError, STEPS, 3),
+    ("loop-of-ops", DEFINE + "    while True:\n        T0 = T0 + 1\n", LimitError, "HFUSE_MAX_OPS", 4),
+    ("deep-recursion", "def f(n):\n    return f(n + 1)\nx = f(0)\n", LimitError, DEPTH, 2),
+    (
+        "mutual-recursion",
+        "def f(n):\n    return g(n)\ndef g(n):\n    return f(n)\nx = f(0)\n",
+        LimitError,
+        DEPTH,
+        4,
+    ),
+    ("exponential-recursion", FIB, LimitError, STEPS, 2),
+    ("comprehension-over-huge-range", "x = [i for i in range(10**12)]\n", LimitError, STEPS, 1),
+    ("dict-comprehension", "x = {i: i for i in range(10**12)}\n", LimitError, STEPS, 1),
+    ("list-of-huge-range", "x = list(range(10**12))\n", LimitError, STEPS, 1),
+    ("sum-of-huge-range", "x = sum(range(10**12))\n", LimitError, STEPS, 1),
+    ("max-of-huge-range", "x = max(*range(10**12))\n", LimitError, STEPS, 1),
+    ("sorted-long-range", "x = sorted(range(10**7))\n", LimitError, STEPS, 1),
+    ("unpack-huge-range", "a, *b = range(10**12)\n", LimitError, STEPS, 1),
+    (
+        "range-beyond-ssize",
+        "x = range(-2**62, 2**62)\n",
+        LimitError,
+        "holds more numbers than a script may walk",
+        1,
+    ),
+    # allocations that grow in a loop
+    ("lists-in-loop", "xs = []\nwhile True:\n    xs.append([0] * 10**5)\n", LimitError, STEPS, 2),
+    ("doubling-list", "x = [0]\nwhile True:\n    x = x + x\n", LimitError, STEPS, 2),
+    ("nesting-in-loop", "x = []\nwhile True:\n    x = [x]\n", LimitError, STEPS, 2),
+    (
+        "tensors-in-loop",
+        "xs = []\nwhile True:\n    xs.append(torch.randn(1000, 1000))\n",
+        LimitError,
+        STEPS,
+        2,
+    ),
+    ("inputs-comprehension", "inputs = [torch.randn(64) for i in range(10**6)]\n", LimitError, STEPS, 1),
+    (
+        "big-tensors-in-loop",
+        "xs = [torch.randn(2**29) for i in range(10)]\ninputs = xs\n",
+        LimitError,
+        "HFUSE_MAX_INPUT_BYTES",
+        2,
+    ),
+    ("print-in-loop", "while True:\n    print(list(range(1000)))\n", LimitError, STEPS, 1),
+    # string and integer operations that grow
+    ("string-doubling", "s = 'a'\nwhile True:\n    s = s + s\n", ParseError, "+ applies to numbers", 3),
+    ("integer-squaring", "n = 2\nwhile True:\n    n = n * n\n", LimitError, "does not fit in 64 bits", 3),
+    ("integer-sum", "n = sum([2**62] * 4)\n", LimitError, "does not fit in 64 bits", 1),
+    ("product", "import math\nn = math.prod(range(1, 10**6))\n", LimitError, "does not fit in 64 bits", 2),
+    ("factorial", "import math\nn = math.factorial(10**6)\n", LimitError, "does not fit in 64 bits", 2),
 ]
 
 
@@ -204,8 +232,10 @@ def quiet_sandbox(tmp_path, monkeypatch):
     ("script", "error", "message", "line"), [case[1:] for case in HOSTILE], ids=[case[0] for case in HOSTILE]
 )
 def test_hostile_scripts_are_refused_where_they_are_written(script, error, message, line, quiet_sandbox):
+    start = time.process_time()  # the CPU time of this process: other work on the machine does not count
     with pytest.raises(error, match=re.escape(message)) as caught:
         load(script, device="cpu")
+    assert time.process_time() - start < 1.0
     assert _line_of(caught.value) == line
 
 
@@ -234,6 +264,20 @@ LIMITS = [
         "the inputs may take 100 bytes in all",
     ),
     ("rank", "HFUSE_MAX_RANK", "2", "inputs = [torch.zeros(1, 1, 1)]\n", "rank 3 is above the limit of 2"),
+    (
+        "steps",
+        "HFUSE_MAX_STEPS",
+        "100",
+        "n = 0\nfor i in range(1000):\n    n += i\n",
+        "takes more than 100 steps",
+    ),
+    (
+        "call-depth",
+        "HFUSE_MAX_CALL_DEPTH",
+        "3",
+        "def f(n):\n    return n if n == 0 else f(n - 1)\nx = f(5)\n",
+        "calls nest more than 3 deep",
+    ),
 ]
 
 
@@ -254,6 +298,72 @@ def test_raising_a_limit_lets_the_script_load(monkeypatch):
         load(script, device="cpu")
     monkeypatch.setenv("HFUSE_MAX_OPS", "4")
     assert len(load(script, device="cpu").fusion.exprs) == 2
+
+
+LOOPS_AND_CALLS = (
+    DEFINE
+    + "    def deeper(t, n):\n        return t if n == 0 else deeper(-t, n - 1)\n"
+    + "    for i in range(40):\n        T0 = T0 + i\n"
+    + "    fd.add_output(deeper(T0, 6))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("setting", "low", "high"), [("HFUSE_MAX_STEPS", 300, 3000), ("HFUSE_MAX_CALL_DEPTH", 5, 7)]
+)
+def test_raising_the_step_budget_or_the_call_depth_lets_the_script_load(setting, low, high, monkeypatch):
+    monkeypatch.setenv(setting, str(low))
+    with pytest.raises(LimitError, match=setting):
+        load(LOOPS_AND_CALLS, device="cpu")
+    monkeypatch.setenv(setting, str(high))
+    assert len(load(LOOPS_AND_CALLS, device="cpu").fusion.exprs) == 40 + 6
+
+
+# Scripts this table once refused, now read: each loads the same fusion as a straight-line twin.
+NOW_READ = [
+    (
+        "generator",
+        DEFINE + "    x = list(i for i in [1])\n    fd.add_output(T0 * x[0])\n",
+        DEFINE + "    fd.add_output(T0 * 1)\n",
+    ),
+    (
+        "for-loop",
+        DEFINE + "    for i in [1, 2]:\n        T0 = T0 + 1\n    fd.add_output(T0)\n",
+        DEFINE + "    T0 = T0 + 1\n    T0 = T0 + 1\n    fd.add_output(T0)\n",
+    ),
+    (
+        "if-statement",
+        "if __name__ == '__main__':\n"
+        + "".join(f"    {line}\n" for line in DEFINE.splitlines())
+        + "        fd.add_output(-T0)\n",
+        DEFINE + "    fd.add_output(-T0)\n",
+    ),
+    (
+        "starred-arguments",
+        DEFINE + "    T1 = fd.ops.add(*[T0, T0])\n    fd.add_output(T1)\n",
+        DEFINE + "    T1 = fd.ops.add(T0, T0)\n    fd.add_output(T1)\n",
+    ),
+    (
+        "function-with-two-parameters",
+        "def f(fd, g):\n    return fd.ops.mul(g, g)\n" + DEFINE + "    fd.add_output(f(fd, T0))\n",
+        DEFINE + "    fd.add_output(fd.ops.mul(T0, T0))\n",
+    ),
+    (
+        "walrus",
+        DEFINE + "    fd.add_output(T1 := T0)\n    fd.add_output(-T1)\n",
+        DEFINE + "    fd.add_output(T0)\n    fd.add_output(-T0)\n",
+    ),
+    (
+        "helper-called-twice",
+        "def f(fd, t):\n    return fd.ops.exp(t)\n" + DEFINE + "    fd.add_output(f(fd, f(fd, T0)))\n",
+        DEFINE + "    fd.add_output(fd.ops.exp(fd.ops.exp(T0)))\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("script", "twin"), [c[1:] for c in NOW_READ], ids=[c[0] for c in NOW_READ])
+def test_scripts_once_refused_are_read(script, twin):
+    assert load(script, device="meta").fusion == load(twin, device="meta").fusion
 
 
 LOADER_MODULES = sorted((Path(__file__).resolve().parent.parent / "hfuse" / "loader").glob("*.py"))

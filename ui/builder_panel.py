@@ -29,7 +29,7 @@ def _base_fusion() -> Fusion | None:
     if last is not None and last[0] == text:
         return last[1]
     try:
-        return pipeline.fusion_of(text)
+        return pipeline.fusion_of(text, state.segment())
     except HfuseError:
         return None
 

@@ -1,7 +1,8 @@
 """The engine's stages for the app, cached by the definition text and view options.
 
 Parsing for diagrams makes the script's inputs on torch's meta device (no memory, nothing runs);
-only a Run makes real tensors. Compiled stages are immutable and shared between sessions.
+only a Run makes real tensors. Compiled stages are immutable and shared between sessions. Every
+stage takes the segment a segments dump is shown at (0 for any other script).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import hfuse
 from hfuse import viz
 from hfuse.backends import HFUSE, NAIVE
 from hfuse.ir import Fusion
+from hfuse.loader import Script
 from hfuse.segment.model import SchedulerKind
 
 if TYPE_CHECKING:
@@ -23,30 +25,36 @@ if TYPE_CHECKING:
 OUTPUT_TITLES = {"views": "views allowed", "contiguous": "contiguous outputs"}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def fusion_of(text: str) -> Fusion:
+@st.cache_resource(max_entries=64, show_spinner=False)
+def script_of(text: str, segment: int = 0) -> Script:
+    """The script as the loader reads it, inputs on the meta device; `segment` picks a definition of a
+    segments dump (raises the loader's HfuseError for a bad script)."""
+    return hfuse.load(text, device="meta", segment=segment)
+
+
+def fusion_of(text: str, segment: int = 0) -> Fusion:
     """The fusion a script defines (raises the loader's HfuseError for a bad script)."""
-    return hfuse.load(text, device="meta").fusion
+    return script_of(text, segment).fusion
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def compiled_of(text: str, strategy: str, outputs: str) -> Compiled:
-    return hfuse.compile(fusion_of(text), strategy=strategy, alias_outputs=outputs == "views")
+def compiled_of(text: str, strategy: str, outputs: str, segment: int = 0) -> Compiled:
+    return hfuse.compile(fusion_of(text, segment), strategy=strategy, alias_outputs=outputs == "views")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def ir_dot(text: str, after_passes: bool) -> str:
+def ir_dot(text: str, after_passes: bool, segment: int = 0) -> str:
     if not after_passes:
-        return viz.ir_graph(fusion_of(text)).source
-    compiled = compiled_of(text, HFUSE, "views")
+        return viz.ir_graph(fusion_of(text, segment)).source
+    compiled = compiled_of(text, HFUSE, "views", segment)
     return viz.ir_graph(
         compiled.scheduled, views=viz.alias_views(compiled.scheduled, compiled.segmentation)
     ).source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def segmentation_dot(text: str, strategy: str, outputs: str) -> str:
-    compiled = compiled_of(text, strategy, outputs)
+def segmentation_dot(text: str, strategy: str, outputs: str, segment: int = 0) -> str:
+    compiled = compiled_of(text, strategy, outputs, segment)
     return viz.segmentation_graph(compiled.scheduled, compiled.segmentation).source
 
 
@@ -71,10 +79,10 @@ def comparison_sides(compare: str, strategy: str, outputs: str) -> tuple[Side, S
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def comparison_dot(text: str, left: Side, right: Side) -> str:
+def comparison_dot(text: str, left: Side, right: Side, segment: int = 0) -> str:
     sides, counts = [], []
     for side in (left, right):
-        compiled = compiled_of(text, side.strategy, side.outputs)
+        compiled = compiled_of(text, side.strategy, side.outputs, segment)
         sides.append((side.title, compiled.scheduled, compiled.segmentation))
         counts.append(compiled.kernel_count)
     return viz.compare_graph(sides[0], sides[1], (counts[0], counts[1])).source

@@ -23,6 +23,7 @@ SHORT_LINK = "short_link"  # (id, text) of the last short link made or opened
 OPTIONS = "options"
 PREVIOUS = "previous_definition"  # the text an example or the op builder replaced
 EDITOR_EVENT = "editor_event"  # id of the last code-editor event applied
+SEGMENT = "segment"  # index of the definition of a segments dump chosen in the editor
 DEFAULT_EXAMPLE = "qkv_split"
 
 
@@ -156,6 +157,25 @@ def set_definition(text: str) -> None:
     st.session_state[DEFINITION] = text
     if text:
         st.session_state.pop(LINK_MESSAGE, None)
+
+
+def segment() -> int:
+    """Which definition of a segments dump the pages show: the one chosen in the editor while the text
+    on screen holds it (edits keep the choice), else the first."""
+    chosen = st.session_state.get(SEGMENT, 0)
+    if chosen == 0:
+        return 0
+    from ui import pipeline
+
+    try:
+        held = len(pipeline.script_of(definition()).segments)
+    except HfuseError:
+        return 0
+    return chosen if chosen < held else 0
+
+
+def choose_segment(index: int) -> None:
+    st.session_state[SEGMENT] = index
 
 
 def editor_version() -> int:

@@ -70,7 +70,7 @@ def current_fusion():
         st.info("The editor is empty: paste a fusion definition or pick an example on the Editor page.")
         return None
     try:
-        return pipeline.fusion_of(text)
+        return pipeline.fusion_of(text, state.segment())
     except HfuseError as err:
         show_error(err, text)
         return None

@@ -1,4 +1,4 @@
-"""The nvFuser names a definition script sees: FusionDefinition, DataType, `fd` and `fd.ops`.
+"""The nvFuser names a definition script sees: FusionDefinition, DataType, `fd`, `fd.ops`, subclasses.
 
 `fd.<method>` and `fd.ops.<op>` reach the frontend only for names in FD_METHODS and in the
 public methods of the frontend's `Ops` class; every argument is checked to be a plain value
@@ -18,12 +18,15 @@ import torch
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, HfuseError
 from hfuse.frontend import FusionDefinition
-from hfuse.loader.inputs import InputTensor, TorchDtype
-from hfuse.loader.interpreter import MISSING, CallSite, Interpreted, describe
+from hfuse.frontend.handles import Scalar, Tensor, Vector
+from hfuse.loader.functions import BoundMethod, UserFunction
+from hfuse.loader.tensors import InputTensor, TorchDtype
+from hfuse.loader.values import MISSING, CallSite, Interpreted, TypeValue, describe
 
 FD_METHODS = frozenset(
     {"define_tensor", "define_scalar", "define_constant", "define_vector", "from_pytorch", "add_output"}
 )
+RUN_METHODS = frozenset({"execute", "validate"})  # what a script calls to run its definition
 
 
 class DataTypeNamespace(Interpreted):
@@ -33,8 +36,60 @@ class DataTypeNamespace(Interpreted):
         return DataType.__members__.get(name, MISSING)
 
 
+class DefinitionModule(Interpreted):
+    """`nvfuser`, `nvfuser_direct` or `hfuse` imported as a module."""
+
+    def __init__(self, label: str, names: dict[str, Interpreted]):
+        self.label = label
+        self.names = names
+
+    def attribute(self, name: str) -> Any:
+        return self.names.get(name, MISSING)
+
+
+class HandleType(TypeValue):
+    """nvFuser's `Tensor`, `Scalar` and `Vector` classes, for `isinstance(value, Tensor)`."""
+
+    def __init__(self, handle_class: type):
+        self.handle_class = handle_class
+        self.label = handle_class.__name__
+
+    def holds(self, value: Any) -> bool:
+        return isinstance(value, self.handle_class)
+
+
+HANDLE_TYPES = {
+    name: HandleType(kind) for name, kind in (("Tensor", Tensor), ("Scalar", Scalar), ("Vector", Vector))
+}
+
+
+class TorchDtypeToDataType(Interpreted):
+    """`nvfuser.pytorch_utils.torch_dtype_to_nvfuser_dtype(torch.float16)` is DataType.Half."""
+
+    label = "torch_dtype_to_nvfuser_dtype"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> DataType:
+        if kwargs or len(args) != 1 or not isinstance(args[0], TorchDtype):
+            raise site.error("torch_dtype_to_nvfuser_dtype takes one torch dtype, such as torch.float16")
+        try:
+            return DataType.from_torch(args[0].dtype)
+        except (KeyError, ValueError):
+            raise site.error(f"{args[0].label} has no nvFuser DataType") from None
+
+
+PYTORCH_UTILS = DefinitionModule("pytorch_utils", {"torch_dtype_to_nvfuser_dtype": TorchDtypeToDataType()})
+
+
 class FusionDefinitionClass(Interpreted):
+    """`FusionDefinition`: calling it makes the script's definition object through `make`."""
+
     label = "FusionDefinition"
+
+    def __init__(self, make: Callable[[CallSite, list[Any], dict[str, Any]], Fd]):
+        self.make = make
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Fd:
+        return self.make(site, args, kwargs)
 
 
 class LegacyFusionClass(Interpreted):
@@ -52,36 +107,60 @@ class LegacyFusion(Interpreted):
     label = "a Fusion"
 
 
-class DefinitionModule(Interpreted):
-    def __init__(self, label: str):
-        self.label = label
+class UserClass(Interpreted):
+    """`class MyFusion(FusionDefinition)`: its methods (definition(self) among them) and class attributes."""
+
+    def __init__(
+        self, node: ast.ClassDef, members: dict[str, Any], make: Callable[[CallSite, UserClass], Fd]
+    ):
+        self.node = node
+        self.members = members
+        self.make = make
+        self.label = f"the class {node.name}"
 
     def attribute(self, name: str) -> Any:
-        return {"FusionDefinition": FusionDefinitionClass(), "DataType": DataTypeNamespace()}.get(
-            name, MISSING
-        )
+        return self.members.get(name, MISSING)
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Fd:
+        if args or kwargs:
+            raise site.error("a FusionDefinition subclass is made with no arguments: fd = MyFusion()")
+        return self.make(site, self)
 
 
 class Fd(Interpreted):
-    """The script's FusionDefinition object. `before_call(node)` runs before each recorded call."""
+    """The script's FusionDefinition object. `before_call(node)` runs before each recorded call.
+
+    It records only while its definition runs (`recording`); before and after, a statement that
+    uses it is about running the fusion, which the loader does not do.
+    """
 
     label = "fd"
 
-    def __init__(self, fd: FusionDefinition, before_call: Callable[[ast.AST], None]):
+    def __init__(
+        self, fd: FusionDefinition, before_call: Callable[[ast.AST], None], user_class: UserClass | None
+    ):
         self.fd = fd
         self.before_call = before_call
+        self.user_class = user_class
         self.fields: dict[str, Any] = {}  # `self.t0 = ...` in a subclass's definition(self)
+        self.recording = False
 
     def attribute(self, name: str) -> Any:
         if name == "ops":
             return FdOps(self)
         if name in FD_METHODS:
             return FdCall(self, f"fd.{name}", getattr(self.fd, name))
-        return self.fields.get(name, MISSING)
+        if name in self.fields:
+            return self.fields[name]
+        member = self.user_class.attribute(name) if self.user_class is not None else MISSING
+        return BoundMethod(member, self) if isinstance(member, UserFunction) else member
 
-    def is_field_name(self, name: str) -> bool:
-        """Whether `fd.<name> = value` may keep a value: any name but ops and the fd methods."""
-        return name != "ops" and name not in FD_METHODS and not name.startswith("__")
+    def set_attribute(self, name: str, value: Any) -> bool:
+        """`fd.<name> = value` keeps any name but ops and the fd methods."""
+        if name == "ops" or name in FD_METHODS or name.startswith("__"):
+            return False
+        self.fields[name] = value
+        return True
 
 
 class FdOps(Interpreted):
@@ -133,6 +212,6 @@ def frontend_argument(site: CallSite, label: str, value: Any, takes_tensor: bool
         return value.meta
     if isinstance(value, TorchDtype):
         raise site.error(f"{label} takes nvFuser dtypes: write DataType.X, not {value.label}")
-    if isinstance(value, Interpreted):
+    if isinstance(value, Interpreted) or isinstance(value, dict | range):
         raise site.error(f"{describe(value)} cannot be passed to {label}")
     return value

@@ -1,5 +1,5 @@
-"""The text of a script being loaded, the statement shapes the loader recognizes in its syntax tree,
-and the located errors the loader raises about it."""
+"""The text of a script being loaded, a few shapes of its syntax tree, and the located errors the
+loader raises about it."""
 
 from __future__ import annotations
 
@@ -10,12 +10,10 @@ from typing import TypeVar
 from hfuse.errors import HfuseError, LimitError, Loc, ParseError
 
 SUPPORTED = (
-    "only imports of nvfuser / nvfuser_direct / hfuse / torch, fd.define_*, fd.from_pytorch, fd.ops.*, "
-    "fd.add_output, Python operators on fusion values and numbers, and torch tensor constructors in "
-    "`inputs = [...]` are read"
+    "only imports of nvfuser / nvfuser_direct / hfuse / torch / math / functools / itertools / typing, "
+    "fd.define_*, fd.from_pytorch, fd.ops.*, fd.add_output, Python's functions, loops, conditions, "
+    "containers and operators, and torch tensor constructors for the inputs are read"
 )
-
-RUN_METHODS = frozenset({"execute", "validate"})
 _LONGEST_QUOTE = 200
 E = TypeVar("E", bound=HfuseError)
 
@@ -70,44 +68,6 @@ def is_docstring(stmt: ast.stmt) -> bool:
         and isinstance(stmt.value, ast.Constant)
         and isinstance(stmt.value.value, str)
     )
-
-
-def is_none(node: ast.expr | None) -> bool:
-    return node is None or (isinstance(node, ast.Constant) and node.value is None)
-
-
-def is_print(stmt: ast.stmt) -> bool:
-    """`print(a, b[0])` of names only: skipped, since printing shows nothing when nothing runs."""
-    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-        return False
-    call = stmt.value
-    if not (isinstance(call.func, ast.Name) and call.func.id == "print") or call.keywords:
-        return False
-    plain = (ast.Name, ast.Constant)
-    return all(
-        isinstance(a, plain)
-        or (
-            isinstance(a, ast.Subscript)
-            and isinstance(a.value, ast.Name)
-            and isinstance(a.slice, ast.Constant)
-        )
-        for a in call.args
-    )
-
-
-def run_call_of(stmt: ast.stmt) -> ast.Call | None:
-    """`fd.execute(inputs)`, `out = fd.execute(inputs)`, `out = fd.execute(inputs)[0]`: only inputs count."""
-    value = stmt.value if isinstance(stmt, ast.Expr | ast.Assign) else None
-    if isinstance(value, ast.Subscript):
-        value = value.value
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr in RUN_METHODS
-        and isinstance(value.func.value, ast.Name)
-    ):
-        return value
-    return None
 
 
 def dotted_name(node: ast.expr) -> str:

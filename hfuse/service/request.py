@@ -56,13 +56,15 @@ _DEVICE_FAULT_WORDS = (
 
 @dataclass(frozen=True, slots=True)
 class RunRequest:
-    """What to run: a script's text, the backend and, where it differs from the default, the device."""
+    """What to run: a script's text (for a segments dump, which segment), the backend and, where it
+    differs from the default, the device."""
 
     text: str
     backend: str = HFUSE
     alias_outputs: bool = True
     device: str | None = None  # None: 'cuda' when there is a GPU, else 'cpu'
     compare: bool = False  # on a GPU: measure it beside torch eager, torch.compile and a clone
+    segment: int = 0  # which definition of a segments dump to run
     test_fault: str = ""  # for hfuse's tests: honoured only by a worker started with HFUSE_TEST_FAULTS=1
 
     def __post_init__(self) -> None:
@@ -174,11 +176,11 @@ def _run(request: RunRequest, tell: Progress) -> RunResult:
     device = request.device or default_device()
     if device.startswith("cuda"):
         tell("reading the script's shapes")
-        shapes = load(request.text, device="meta").fusion
+        shapes = load(request.text, device="meta", segment=request.segment).fusion
         check_free_device_memory(tensor_bytes(shapes, shapes.inputs), "the script's inputs")
     tell("loading the script")
     load_start = time.perf_counter()
-    script = load(request.text, device=device)
+    script = load(request.text, device=device, segment=request.segment)
     load_ms = (time.perf_counter() - load_start) * 1e3
     fusion = script.fusion
     tell("computing the torch reference")

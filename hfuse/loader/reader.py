@@ -1,0 +1,405 @@
+"""Reads a script's top level: its imports, its one fusion definition, its inputs and how it runs them.
+
+The script's top-level statements run first, in order, except the definition: a top-level
+`with FusionDefinition() as fd:` block (or `fd = MyFusion()` of a subclass) binds its name at once
+and records its body after the rest, so `fd.from_pytorch(inputs[0])` finds inputs written below it,
+as nvFuser's repro scripts write them. A definition block inside a function or an `if` records
+where it runs. A script without a definition block (nvFuser's python_definition dumps) records its
+definition function with a new `fd`.
+
+Statements that use the definition after it is recorded (`out = fd.execute(inputs)`,
+`print(fd.profile())`, checks of the outputs) are about running it: the loader takes the inputs
+of the first `fd.execute` / `fd.validate` call and runs none of them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+from hfuse import settings
+from hfuse.errors import DefinitionError, ParseError
+from hfuse.frontend import FusionDefinition
+from hfuse.loader.budget import Budget
+from hfuse.loader.fd import (
+    FD_METHODS,
+    HANDLE_TYPES,
+    PYTORCH_UTILS,
+    RUN_METHODS,
+    DataTypeNamespace,
+    DefinitionModule,
+    Fd,
+    FusionDefinitionClass,
+    LegacyFusion,
+    LegacyFusionClass,
+    UserClass,
+)
+from hfuse.loader.formats import Segment, definition_functions
+from hfuse.loader.functions import UserFunction
+from hfuse.loader.inputs import check_total_bytes, is_input_list
+from hfuse.loader.interpreter import Scope
+from hfuse.loader.modules import standard_module
+from hfuse.loader.python_builtins import builtin_names
+from hfuse.loader.source import SUPPORTED, Source, dotted_name, is_docstring, position
+from hfuse.loader.statements import Interpreter, _LoopExit, _Return
+from hfuse.loader.torch_api import TorchNamespace
+from hfuse.loader.values import MISSING, CallSite, Interpreted
+
+DEFINITION_MODULES = frozenset({"nvfuser", "nvfuser_direct", "hfuse", "torch._C._nvfuser"})
+PYTORCH_UTILS_MODULES = frozenset({"nvfuser.pytorch_utils", "nvfuser_direct.pytorch_utils"})
+_IMPORTS = (
+    "write `import torch` and `from nvfuser import FusionDefinition, DataType` "
+    "(nvfuser_direct and hfuse work the same way)"
+)
+_NO_DEFINITION = (
+    "no fusion definition found; write `with FusionDefinition() as fd:` followed by the "
+    "fd.define_* / fd.ops.* / fd.add_output calls"
+)
+
+
+class RunOutput(Interpreted):
+    """What a statement that runs the fusion binds: never read, since the loader runs nothing."""
+
+    label = "a result of running the fusion"
+
+
+RUN_OUTPUT = RunOutput()
+
+
+def is_run_value(value: Any) -> bool:
+    """A value only statements about running the fusion use: the recorded definition and its results."""
+    return isinstance(value, LegacyFusion | RunOutput) or (isinstance(value, Fd) and not value.recording)
+
+
+class ScriptReader(Interpreter):
+    def __init__(self, source: Source, budget: Budget):
+        super().__init__(source, budget, self.count_op)
+        self.definition_class = FusionDefinitionClass(self.new_definition)
+        known = {"FusionDefinition": self.definition_class, "DataType": DataTypeNamespace()}
+        # what `from nvfuser import ...` finds
+        self.importable = {**known, "Fusion": LegacyFusionClass(), **HANDLE_TYPES}
+        self.globals = Scope({"torch": TorchNamespace(), **known}, Scope(builtin_names(self)))
+        self.fd: Fd | None = None  # the script's definition object
+        self.definition_node: ast.AST = ast.Pass(lineno=1, col_offset=0)
+        self.lone_function: ast.FunctionDef | None = None  # the definition function run without a block
+        self.recorded_ops = 0
+        self.run_call: tuple[ast.Call, Scope] | None = None  # the first fd.execute(...) and its scope
+        self.inputs_node: ast.AST | None = None  # the last top-level assignment of `inputs`
+        self.deferred: list[Callable[[], None]] = []
+        self.reading_top_level = False
+        self._read_names: dict[int, tuple[frozenset[str], list[ast.AST]]] = {}
+
+    # the whole script
+    def read(
+        self, tree: ast.Module, segments: list[Segment], chosen: Segment | None
+    ) -> tuple[FusionDefinition, list[Any] | None]:
+        """Runs the script (of a segments dump, the chosen segment's statements and the shared ones)."""
+        skipped = {id(s) for segment in segments if segment is not chosen for s in segment.statements}
+        self.reading_top_level = True
+        for statement in tree.body:
+            if id(statement) not in skipped:
+                self._run_top_level(statement)
+        self.reading_top_level = False
+        for record in self.deferred:
+            record()
+        if self.fd is None:
+            self._record_lone_function(tree, chosen)
+        assert self.fd is not None
+        if not self.fd.fd.outputs():
+            raise DefinitionError(
+                "the definition has no outputs; add one with fd.add_output(tensor)",
+                loc=self.source.loc(self.definition_node),
+            )
+        return self.fd.fd, self._inputs()
+
+    def _run_top_level(self, statement: ast.stmt) -> None:
+        self.current = statement
+        try:
+            if isinstance(statement, ast.With):
+                fd = self._open_definition(statement, self.globals)
+                self.deferred.append(lambda: self._record_top_level_block(fd, statement))
+            elif isinstance(statement, ast.Expr) and not is_docstring(statement):
+                self._run_top_level_expression(statement)
+            else:
+                self.run_statement(statement, self.globals)
+        except _Return as signal:
+            raise self.error(signal.node, "return is written outside a function") from None
+        except _LoopExit as signal:
+            raise self.stray(signal) from None
+
+    def _run_top_level_expression(self, statement: ast.Expr) -> None:
+        node = statement.value
+        if not isinstance(node, ast.Call):
+            raise self.error(node, f"expressions on their own do nothing in a fusion definition; {SUPPORTED}")
+        callee = dotted_name(node.func)
+        if callee.split(".")[0] in ("fd", "self") and self.globals.lookup(callee.split(".")[0]) is MISSING:
+            raise self.error(
+                node, "fusion ops belong inside the definition: `with FusionDefinition() as fd:`, indented"
+            )
+        if "(...)" not in callee and not self._uses_run_value(statement, self.globals):
+            try:
+                self.value_of(node.func, self.globals)
+            except ParseError:
+                raise self.error(
+                    node, f"calls to {callee} are not part of a fusion definition; {SUPPORTED}"
+                ) from None
+        self.run_statement(statement, self.globals)
+
+    # the definition
+    def new_definition(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Fd:
+        """`FusionDefinition()` (or, in old scripts, `FusionDefinition(Fusion())`)."""
+        if kwargs or len(args) > 1:
+            raise site.error("the definition starts `with FusionDefinition() as fd:`")
+        if args and not isinstance(args[0], LegacyFusion):
+            raise site.error("FusionDefinition takes no arguments here (or, in old scripts, a Fusion())")
+        return self._new_fd(site.node, None)
+
+    def new_subclass_definition(self, site: CallSite, user_class: UserClass) -> Fd:
+        """`fd = MyFusion()`: its definition(self) records after the top level, or at once inside a call."""
+        fd = self._new_fd(site.node, user_class)
+        method = user_class.members["definition"]
+
+        def record() -> None:
+            self._record(fd, site.node, lambda: method.call(site, [fd], {}))
+
+        if self.reading_top_level and self.budget.depth == 0:
+            self.deferred.append(record)
+        else:
+            record()
+        return fd
+
+    def _new_fd(self, node: ast.AST, user_class: UserClass | None) -> Fd:
+        if self.fd is not None:
+            raise self.error(node, "a script holds one fusion definition; this is a second one")
+        self.fd = Fd(FusionDefinition(), self.count_op, user_class)
+        self.skips = self._skips_run_statement
+        return self.fd
+
+    def _open_definition(self, statement: ast.With, scope: Scope) -> Fd:
+        """The definition object of a `with` block, bound to its name."""
+        if len(statement.items) != 1:
+            raise self.error(
+                statement, "write one definition per with block: `with FusionDefinition() as fd:`"
+            )
+        item = statement.items[0]
+        context = item.context_expr
+        if isinstance(context, ast.Call) and not isinstance(
+            self.value_of(context.func, scope), FusionDefinitionClass
+        ):
+            raise self.error(context, "the definition starts `with FusionDefinition() as fd:`")
+        fd = self.value_of(context, scope)
+        if not isinstance(fd, Fd) or fd.fd.outputs() or fd.recording:
+            raise self.error(context, "the definition starts `with FusionDefinition() as fd:`")
+        if item.optional_vars is not None:
+            if not isinstance(item.optional_vars, ast.Name):
+                raise self.error(statement, "name the definition: `with FusionDefinition() as fd:`")
+            scope.names[item.optional_vars.id] = fd
+        elif not isinstance(context, ast.Name):
+            raise self.error(statement, "name the definition: `with FusionDefinition() as fd:`")
+        return fd
+
+    def _run_With(self, statement: ast.With, scope: Scope) -> None:
+        if self.fd is not None and self.fd.recording:
+            raise self.unsupported(statement)
+        self._record_block(self._open_definition(statement, scope), statement, scope)
+
+    def _record_block(self, fd: Fd, statement: ast.With, scope: Scope) -> None:
+        self._record(fd, statement, lambda: self.run_block(statement.body, scope))
+
+    def _record_top_level_block(self, fd: Fd, statement: ast.With) -> None:
+        try:
+            self._record_block(fd, statement, self.globals)
+        except _Return as signal:
+            raise self.error(signal.node, "return is written outside a function") from None
+        except _LoopExit as signal:
+            raise self.stray(signal) from None
+
+    def _record(self, fd: Fd, node: ast.AST, run: Callable[[], None]) -> None:
+        self.definition_node = node
+        fd.recording = True
+        try:
+            with fd.fd:
+                run()
+        finally:
+            fd.recording = False
+
+    def _record_lone_function(self, tree: ast.Module, segment: Segment | None) -> None:
+        """A script that is only a definition function (nvFuser's python_definition dump)."""
+        node = segment.function if segment is not None else self._only_definition_function(tree)
+        function = self.globals.lookup(node.name)
+        if not isinstance(function, UserFunction) or function.node is not node:
+            raise self.error(node, _NO_DEFINITION)
+        fd = self._new_fd(node, None)
+        self.lone_function = node
+        self._record(fd, node, lambda: function.call(self.site(node), [fd], {}))
+
+    def _only_definition_function(self, tree: ast.Module) -> ast.FunctionDef:
+        functions = definition_functions(tree)
+        if len(functions) != 1:
+            raise self.error(tree.body[0] if tree.body else ast.Pass(lineno=1, col_offset=0), _NO_DEFINITION)
+        return functions[0]
+
+    def _run_ClassDef(self, statement: ast.ClassDef, scope: Scope) -> None:
+        if scope is not self.globals:
+            raise self.unsupported(statement)
+        if statement.decorator_list:
+            raise self.error(statement.decorator_list[0], "decorators are not part of a fusion definition")
+        bases = [self.value_of(base, scope) for base in statement.bases]
+        name = statement.name
+        if statement.keywords or len(bases) != 1 or not isinstance(bases[0], FusionDefinitionClass):
+            raise self.error(statement, f"class {name} must derive from FusionDefinition only")
+        attributes = Scope(parent=scope)
+        members: dict[str, Any] = {}
+        for item in statement.body:
+            if is_docstring(item) or isinstance(item, ast.Pass):
+                continue
+            if isinstance(item, ast.FunctionDef) and not item.name.startswith("_"):
+                members[item.name] = self.function_of(item, scope)
+            elif isinstance(item, ast.Assign | ast.AnnAssign):
+                self.run_statement(item, attributes)
+            else:
+                raise self.error(
+                    item,
+                    f"class {name} may hold only definition(self) and schedule(self), helper methods "
+                    "(names not starting with _) and class attributes",
+                )
+        members = {**attributes.names, **members}
+        if not isinstance(members.get("definition"), UserFunction):
+            raise self.error(statement, f"class {name} has no definition(self) method")
+        scope.names[name] = UserClass(statement, members, self.new_subclass_definition)
+
+    # imports
+    def _module(self, name: str) -> Interpreted | None:
+        """The module a script may import by this name, or None."""
+        if name == "torch":
+            return TorchNamespace()
+        if name in DEFINITION_MODULES:
+            return DefinitionModule(name, self.importable)
+        if name in PYTORCH_UTILS_MODULES:
+            return PYTORCH_UTILS
+        return standard_module(self, name)
+
+    def _run_Import(self, statement: ast.Import, scope: Scope) -> None:
+        if scope is not self.globals or (self.fd is not None and self.fd.recording):
+            raise self.unsupported(statement)
+        for alias in statement.names:
+            # `import a.b` binds `a`: only the modules without a dot are imported that way
+            module = self._module(alias.name) if "." not in alias.name or alias.asname else None
+            if module is None:
+                raise self.error(statement, f"importing {alias.name} is not supported; {_IMPORTS}")
+            scope.names[alias.asname or alias.name] = module
+
+    def _run_ImportFrom(self, statement: ast.ImportFrom, scope: Scope) -> None:
+        if scope is not self.globals or (self.fd is not None and self.fd.recording):
+            raise self.unsupported(statement)
+        if statement.module == "__future__":
+            return
+        module = None if statement.level else self._module(statement.module or "")
+        if module is None:
+            raise self.error(statement, f"importing from {statement.module} is not supported; {_IMPORTS}")
+        for alias in statement.names:
+            found = module.attribute(alias.name) if alias.name != "*" else MISSING
+            if found is MISSING:
+                raise self.error(statement, f"{statement.module}.{alias.name} is not supported; {_IMPORTS}")
+            scope.names[alias.asname or alias.name] = found
+
+    # statements about running the fusion
+    def _skips_run_statement(self, statement: ast.stmt, scope: Scope) -> bool:
+        """Passes over a statement about running the fusion (set as `skips` once a definition exists)."""
+        if isinstance(statement, _DEFINING) or not self._uses_run_value(statement, scope):
+            return False
+        self._skip_run_statement(statement, scope)
+        return True
+
+    def bind(self, target: ast.expr, value: Any, scope: Scope) -> None:
+        super().bind(target, value, scope)
+        if isinstance(target, ast.Name):
+            if is_run_value(value):
+                self.skips = self._skips_run_statement
+            if target.id == "inputs" and scope is self.globals:
+                self.inputs_node = self.current
+                site = self.site(self.current)
+                site.charge(len(value) if isinstance(value, list | tuple) else 1)
+                if is_input_list(value):
+                    check_total_bytes(site, value)
+
+    def _uses_run_value(self, statement: ast.stmt, scope: Scope) -> bool:
+        names, _ = self._names_in(statement)
+        return any(is_run_value(scope.lookup(name)) for name in names)
+
+    def _names_in(self, statement: ast.stmt) -> tuple[frozenset[str], list[ast.AST]]:
+        """The names a statement reads and the nodes it holds, nested functions and classes left out."""
+        found = self._read_names.get(id(statement))
+        if found is None:
+            nodes: list[ast.AST] = []
+            stack: list[ast.AST] = [statement]
+            while stack:
+                node = stack.pop()
+                nodes.append(node)
+                if not isinstance(node, (*_DEFINING, ast.Lambda)) or node is statement:
+                    stack.extend(ast.iter_child_nodes(node))
+            names = frozenset(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+            found = self._read_names[id(statement)] = (names, nodes)
+        return found
+
+    def _skip_run_statement(self, statement: ast.stmt, scope: Scope) -> None:
+        """Takes the inputs of its first run call and binds what it assigns to RUN_OUTPUT."""
+        self.budget.charge(statement)
+        _, nodes = self._names_in(statement)
+        for node in nodes:
+            if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+                continue
+            owner = scope.lookup(node.value.id)
+            if isinstance(owner, Fd) and (node.attr == "ops" or node.attr in FD_METHODS):
+                raise self.error(
+                    node,
+                    "fusion ops belong inside the definition: `with FusionDefinition() as fd:`, indented",
+                )
+        for node in nodes:
+            call = node if isinstance(node, ast.Call) else None
+            if call is None or not isinstance(call.func, ast.Attribute) or call.func.attr not in RUN_METHODS:
+                continue
+            owner = call.func.value
+            if isinstance(owner, ast.Name) and isinstance(scope.lookup(owner.id), Fd | LegacyFusion):
+                if self.run_call is None:
+                    self.run_call = (call, scope)
+                break
+        for node in nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                scope.names[node.id] = RUN_OUTPUT
+
+    def _inputs(self) -> list[Any] | None:
+        node: ast.AST
+        if self.run_call is not None:
+            call, scope = self.run_call
+            given = call.args[:1] or [k.value for k in call.keywords if k.arg == "inputs"]
+            if not given:
+                raise self.error(call, "fd.execute needs the inputs list: fd.execute(inputs)")
+            node = given[0]
+            value = self.value_of(node, scope)
+        elif self.inputs_node is not None:
+            node, value = self.inputs_node, self.globals.lookup("inputs")
+        else:
+            return None
+        if not is_input_list(value):
+            raise self.error(
+                node, "the inputs must be a list of torch tensors and numbers, in definition order"
+            )
+        check_total_bytes(self.site(node), value)
+        self.inputs_node = node
+        return list(value)
+
+    def count_op(self, node: ast.AST) -> None:
+        """Runs before every recorded call: refuses past HFUSE_MAX_OPS, tells the frontend the location."""
+        self.recorded_ops += 1
+        limit = settings.MAX_OPS.as_int()
+        if self.recorded_ops > limit:
+            raise self.source.limit_error(
+                node, f"the definition records more than {limit} ops (set {settings.MAX_OPS.env})"
+            )
+        if self.fd is not None:
+            self.fd.fd._loc = position(node)
+
+
+_DEFINING = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
