@@ -1,5 +1,8 @@
 """hfuse: nvFuser-style fusion definitions, segmented with horizontal fusion, run as Triton kernels."""
 
+# First: without CUDA, Triton's interpreter must be chosen before anything imports Triton (torch imports it
+# on its own for some meta-device ops), since Triton's library functions are decorated at its import.
+import hfuse.runtime  # noqa: I001, F401
 from hfuse.dtypes import DataType
 from hfuse.errors import (
     DefinitionError,
