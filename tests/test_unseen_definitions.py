@@ -41,7 +41,8 @@ RUN_FAILURES = {
     "complex_rsqrt": "UnsupportedError: ComplexFloat has no Triton kernel support",
     "sum_complex64": "UnsupportedError: ComplexFloat has no Triton kernel support",
     "cast_bf16_to_fp8_e4m3": (
-        "ValidationError: bf16 -> fp8 e4m3 casts in the interpreter round some values to the wrong fp8 neighbour "
+        "ValidationError: bf16 -> fp8 e4m3 casts in the interpreter round some values to the wrong "
+        "fp8 neighbour "
         "(0.25 for 0.5)"
     ),
     "complex_constant_mul": "UnsupportedError: the complex constant (3+0.5j): kernels hold real numbers only",
