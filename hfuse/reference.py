@@ -70,9 +70,9 @@ def _evaluate(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Tensor]:
             f"{len(inputs)} were given"
         )
     values = fusion.value_map
-    device = next(
-        (t.device for t in inputs if isinstance(t, torch.Tensor) and t.dim() > 0), torch.device("cpu")
-    )
+    # Without tensor inputs (a fusion of creation and random ops), on the device kernels run on.
+    default = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = next((t.device for t in inputs if isinstance(t, torch.Tensor) and t.dim() > 0), default)
     env = {
         name: _bind_input(values[name], given, device)
         for name, given in zip(fusion.inputs, inputs, strict=True)
