@@ -49,7 +49,8 @@ def test_the_seed_with_contiguous_outputs_is_no_slower_than_eager():
     hfuse, eager = table.loc["hfuse (hfuse)"], table.loc["eager"]
     assert hfuse["kernels"] == 1 and eager["kernels"] >= 1
     assert _us(hfuse["kernel time"]) <= _us(eager["kernel time"])
-    assert float(hfuse["% of clone"]) >= 80
+    # At this size a call is host-bound; on the device the kernel moves its bytes about as fast as a clone.
+    assert _us(hfuse["device time"]) <= 1.25 * _us(table.loc["clone", "device time"])
 
 
 def test_the_seed_with_views_launches_no_kernel_and_neither_does_eager():
