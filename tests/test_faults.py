@@ -17,7 +17,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import KernelError, LimitError
 from hfuse.ir import Fusion, Op
 from hfuse.runtime import execute, memory
-from hfuse.runtime import executor as executor_module
+from hfuse.runtime import segments as segments_module
 from hfuse.runtime.kernel_cache import load_kernel, source_hash
 from hfuse.service.request import RunRequest, run_request
 
@@ -176,8 +176,8 @@ def test_a_run_too_big_is_refused_before_it_allocates(limit, device_memory, matc
         monkeypatch.setattr(memory, "has_cuda", lambda: True)
         monkeypatch.setattr(memory, "free_device_bytes", lambda: device_memory)
     allocations = []
-    real_allocate = executor_module._allocate
-    monkeypatch.setattr(executor_module, "_allocate", lambda *a: allocations.append(a) or real_allocate(*a))
+    real_allocate = segments_module._allocate
+    monkeypatch.setattr(segments_module, "_allocate", lambda *a: allocations.append(a) or real_allocate(*a))
     fusion = _fusion(n=256)
     with pytest.raises(LimitError, match=match):
         execute(fusion, [torch.randn(256, device=device)])
@@ -185,12 +185,12 @@ def test_a_run_too_big_is_refused_before_it_allocates(limit, device_memory, matc
 
 
 def test_out_of_memory_during_a_run_is_a_limit_error_and_the_process_goes_on(monkeypatch, device):
-    real_allocate = executor_module._allocate
+    real_allocate = segments_module._allocate
 
     def out_of_memory(*args):
         raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 KiB")
 
-    monkeypatch.setattr(executor_module, "_allocate", out_of_memory)
+    monkeypatch.setattr(segments_module, "_allocate", out_of_memory)
     fusion = _fusion(n=256)
     with pytest.raises(
         LimitError,
@@ -198,7 +198,7 @@ def test_out_of_memory_during_a_run_is_a_limit_error_and_the_process_goes_on(mon
         r"1\.00 KiB\); it needs about 2\.0 KiB \(2048 bytes\).*HFUSE_MAX_OUTPUT_BYTES",
     ):
         execute(fusion, [torch.randn(256, device=device)])
-    monkeypatch.setattr(executor_module, "_allocate", real_allocate)
+    monkeypatch.setattr(segments_module, "_allocate", real_allocate)
     _run_and_check(fusion, device)
 
 

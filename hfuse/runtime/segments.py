@@ -1,0 +1,188 @@
+"""A plan's segments, ready to run: one per group of the segmentation. A kernel segment allocates its
+outputs and launches its generated module, a torch segment evaluates its exprs with the reference, an
+alias segment makes strided views of inputs, and the inductor backend's one segment calls torch.compile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import torch
+
+from hfuse.backends import INDUCTOR
+from hfuse.codegen.model import KernelSource
+from hfuse.dtypes import DataType
+from hfuse.errors import KernelError
+from hfuse.export import segment_fusion
+from hfuse.ir import Fusion, Value
+from hfuse.pipeline import Compiled
+from hfuse.reference import evaluate
+from hfuse.runtime import inductor
+from hfuse.runtime.device import run_device
+from hfuse.runtime.kernel_cache import load_kernel
+from hfuse.runtime.launcher import KernelLauncher
+from hfuse.segment.model import Group, SchedulerKind
+
+T = TypeVar("T")
+Env = dict[str, Any]  # value name -> tensor or Python scalar
+Rerun = Callable[[], object]  # the segment's device work again, with the same arguments (for timing)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One group, ready to run: `run(env, poison)` reads its inputs from env, adds its outputs and returns
+    its device work again for timing; `launch(env, poison)` does the same without that return."""
+
+    group: Group
+    run: Callable[[Env, bool], Rerun | None]
+    kernel_name: str
+    launch: Callable[[Env, bool], object]
+
+
+def make_segment(compiled: Compiled, group: Group) -> Segment:
+    if group.kind is SchedulerKind.ALIAS:
+        return _alias_segment(compiled, group)
+    if group.kind is SchedulerKind.TORCH:
+        return torch_segment(compiled.scheduled, group)
+    return _kernel_segment(compiled, group)
+
+
+def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
+    kernel = compiled.kernel_of(group)
+    assert kernel is not None, f"group {group.id} launches a kernel but has no generated source"
+    module = load_kernel(kernel)
+    specs = tuple(OutputSpec.of(compiled.scheduled.value(name)) for name in kernel.outputs)
+    inputs, outputs = tuple(kernel.inputs), tuple(kernel.outputs)
+    scalars = tuple(i for i, name in enumerate(inputs) if compiled.scheduled.value(name).is_scalar)
+    device = run_device()
+    launcher = KernelLauncher(module, kernel.grid)
+
+    def arguments(env: Env, poison: bool) -> tuple[list[Any], list[torch.Tensor]]:
+        buffers = [_allocate(spec, poison, device) for spec in specs]
+        args = [env[name] for name in inputs]
+        for i in scalars:
+            args[i] = _launch_arg(args[i])
+        args += buffers
+        return args, buffers
+
+    def run(env: Env, poison: bool) -> Rerun:
+        args, buffers = arguments(env, poison)
+        try:
+            relaunch = launcher(args)
+        except Exception as err:
+            raise _launch_error(kernel, err) from err
+        env.update(zip(outputs, buffers, strict=True))
+        return _reported(kernel, relaunch)
+
+    def launch(env: Env, poison: bool) -> None:
+        args, buffers = arguments(env, poison)
+        try:
+            launcher.launch(args)
+        except Exception as err:
+            raise _launch_error(kernel, err) from err
+        env.update(zip(outputs, buffers, strict=True))
+
+    return Segment(group, run, kernel.name, launch)
+
+
+def _reported(kernel: KernelSource, launch: Callable[[], T]) -> Callable[[], T]:
+    def reported() -> T:
+        try:
+            return launch()
+        except Exception as err:
+            raise _launch_error(kernel, err) from err
+
+    return reported
+
+
+def _launch_error(kernel: KernelSource, err: Exception) -> KernelError:
+    return KernelError(
+        f"kernel {kernel.name} (segment {kernel.group_id}) failed to launch "
+        f"({type(err).__name__}: {err}). This is a code generation bug: report it with the "
+        "fusion definition; backend='eager' runs the fusion with torch"
+    )
+
+
+def torch_segment(fusion: Fusion, group: Group) -> Segment:
+    part = segment_fusion(fusion, group)
+
+    def run(env: Env, poison: bool) -> Rerun:
+        args = [env[name] for name in part.inputs]
+
+        def rerun() -> list[torch.Tensor]:
+            return evaluate(part, args)
+
+        env.update(zip(part.output_names, rerun(), strict=True))
+        return rerun
+
+    return Segment(group, run, group.name, run)
+
+
+def inductor_segment(compiled: Compiled) -> Segment:
+    group = compiled.segmentation.groups[0]
+    fusion = compiled.fusion
+    compiled_fn = inductor.compile_with_inductor(fusion)
+
+    def run(env: Env, poison: bool) -> Rerun:
+        args = [env[name] for name in fusion.inputs]
+
+        def rerun() -> object:
+            return compiled_fn(*args)
+
+        env.update(zip(fusion.output_names, rerun(), strict=True))
+        return rerun
+
+    return Segment(group, run, INDUCTOR, run)
+
+
+def _alias_segment(compiled: Compiled, group: Group) -> Segment:
+    """Outputs that are strided views of an input: no kernel, only `as_strided` with the offset, shape
+    and strides the alias analysis found."""
+    views = [alias for alias in compiled.segmentation.aliases if alias.output in group.outputs]
+    assert {v.output for v in views} == set(group.outputs), f"group {group.id} has outputs without alias info"
+
+    def run(env: Env, poison: bool) -> None:
+        for view in views:
+            base = env[view.input]
+            env[view.output] = base.as_strided(view.shape, view.strides, base.storage_offset() + view.offset)
+        return None
+
+    return Segment(group, run, group.name, run)
+
+
+def _launch_arg(value: Any) -> Any:
+    if isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type == "cpu":
+        return value.item()  # a scalar torch computed (a CPU tensor) reaches the kernel as a number
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class OutputSpec:
+    """What allocating a kernel output takes, read from its Value once per plan."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: torch.dtype
+    poison: float | int | bool  # what poisoned runs fill it with
+
+    @staticmethod
+    def of(value: Value) -> OutputSpec:
+        dtype = value.dtype
+        return OutputSpec(tuple(value.shape), tuple(value.strides), dtype.torch, _poison_value(dtype))
+
+
+def _allocate(spec: OutputSpec, poison: bool, device: torch.device) -> torch.Tensor:
+    buffer = torch.empty_strided(spec.shape, spec.strides, dtype=spec.dtype, device=device)
+    if poison:
+        buffer.fill_(spec.poison)
+    return buffer
+
+
+def _poison_value(dtype: DataType) -> float | int | bool:
+    if dtype.is_float or dtype.is_complex:
+        return float("nan")
+    if dtype is DataType.Bool:
+        return True
+    return torch.iinfo(dtype.torch).max
