@@ -28,7 +28,7 @@ system-packages:
 
 test: $(VENV)/.installed system-packages
 	$(BIN)/ruff check hfuse tests app_pages ui app.py
-	$(BIN)/python -m pytest -q -n 2 --timeout 600
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --timeout 600
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check hfuse tests app_pages ui app.py

@@ -40,11 +40,6 @@ RUN_FAILURES = {
     ),
     "complex_rsqrt": "UnsupportedError: ComplexFloat has no Triton kernel support",
     "sum_complex64": "UnsupportedError: ComplexFloat has no Triton kernel support",
-    "cast_bf16_to_fp8_e4m3": (
-        "ValidationError: bf16 -> fp8 e4m3 casts in the interpreter round some values to the wrong "
-        "fp8 neighbour "
-        "(0.25 for 0.5)"
-    ),
     "complex_constant_mul": "UnsupportedError: the complex constant (3+0.5j): kernels hold real numbers only",
     "where_scalar_dtypes": "UnsupportedError: the complex constant (3+0j): kernels hold real numbers only",
     "nextafter_all_pairs": (
@@ -61,6 +56,10 @@ RUN_FAILURES = {
 NOT_IN_INTERPRETER = {
     "pad_expanded_empty_input": (
         "the pad kernel loads the empty, all-stride-0 input without a mask, which crashes the interpreter"
+    ),
+    "cast_bf16_to_fp8_e4m3": (
+        "the interpreter's fp8 e4m3 conversion is wrong below the normal range (|x| < 2**-6 rounds to 0 or "
+        "to a bf16 subnormal's wrong neighbour), so randn inputs fail validation about one run in four"
     ),
 }
 

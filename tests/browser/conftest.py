@@ -24,6 +24,15 @@ CHROMIUM_ARGS = [
 STARTUP_S = 90
 
 
+def pytest_collection_modifyitems(items):
+    """Under `--dist loadgroup` all browser tests run on one worker, one app and one browser at a time:
+    two apps rendering diagrams at once on a 2-core machine starve each other past any sane timeout."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.path).parents:
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
