@@ -92,6 +92,12 @@ FLOAT_TYPES = frozenset(
 INT_TYPES = frozenset({DataType.Int, DataType.Int32, DataType.UInt64, DataType.Index})
 
 
+def int_range(dtype: DataType) -> tuple[int, int]:
+    """The smallest and the largest value an integer dtype holds."""
+    info = torch.iinfo(dtype.torch)
+    return info.min, info.max
+
+
 def python_dtype(value: bool | int | float | complex) -> DataType:
     """nvFuser's dtype of a Python number: bool Bool, int Int, float Double, complex ComplexDouble."""
     if isinstance(value, bool):

@@ -88,3 +88,7 @@ class KernelError(HfuseError):
 
 class LinkError(HfuseError):
     """A shared link is damaged, unknown, or made by a newer format."""
+
+
+class LinkLimitError(LinkError, LimitError):
+    """A shared link holds more than a configured limit lets this server open."""

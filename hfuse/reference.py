@@ -50,7 +50,7 @@ def _run_expr(
     args = [env[name] for name in expr.inputs]
     try:
         results = definition.meaning(args, expr.attr_dict, [v.dtype for v in out_values], device)
-    except (RuntimeError, IndexError, ZeroDivisionError) as err:
+    except (RuntimeError, IndexError, ZeroDivisionError, ValueError, OverflowError) as err:
         raise DefinitionError(
             f"torch could not evaluate it with these inputs: {err}; check the input values", expr=str(expr)
         ) from None

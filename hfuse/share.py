@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hfuse import settings
-from hfuse.errors import LimitError, LinkError
+from hfuse.errors import LimitError, LinkError, LinkLimitError
 
 FORMAT_VERSION = "1"
 DEFINITION_PARAM = "f"
@@ -37,15 +37,33 @@ _SHORT_ID = re.compile(rf"[A-Za-z0-9_-]{{{SHORT_ID_LENGTH}}}")
 
 
 def encode_definition(text: str) -> str:
-    return base64.urlsafe_b64encode(zlib.compress(text.encode("utf-8"), 9)).rstrip(b"=").decode("ascii")
+    return (
+        base64.urlsafe_b64encode(zlib.compress(utf8(text, "the definition"), 9)).rstrip(b"=").decode("ascii")
+    )
+
+
+def utf8(text: str, what: str) -> bytes:
+    """`text` as UTF-8; a LinkError when it holds a lone surrogate, which is not text and no link carries."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        line = text.count("\n", 0, err.start) + 1
+        column = err.start - (text.rfind("\n", 0, err.start) + 1) + 1
+        raise LinkError(
+            f"{what} holds a lone surrogate character (U+{ord(text[err.start]):04X}) at line {line}, column "
+            f"{column}: it is not text, so no link can carry it. Remove it, or write the character it was "
+            "meant to be."
+        ) from None
 
 
 def decode_definition(token: str) -> str:
-    """The text inside an `f=` parameter. Raises LinkError for anything that is not one."""
+    """The text inside an `f=` parameter. Raises LinkError for anything that is not one: a LinkLimitError
+    for a definition longer than the server reads, which is found without inflating more of it than the
+    longest script it reads can take (HFUSE_MAX_SCRIPT_CHARS characters of 4 UTF-8 bytes at most)."""
     damaged = "the link's definition (f=) is damaged"
     longest = settings.MAX_LINK_CHARS.as_int()
     if len(token) > longest:
-        raise LimitError(
+        raise LinkLimitError(
             f"the link's definition (f=) has {len(token)} characters; this server opens links up to "
             f"{settings.MAX_LINK_CHARS.env}={longest}. Raise that setting, or ask for a short link."
         )
@@ -57,28 +75,42 @@ def decode_definition(token: str) -> str:
         compressed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except (binascii.Error, ValueError):
         raise LinkError(f"{damaged}: it is not base64url text. Ask for the link again.") from None
-    limit = settings.MAX_SCRIPT_CHARS.as_int() * 4  # UTF-8 needs at most 4 bytes a character
+    longest_text = settings.MAX_SCRIPT_CHARS.as_int()
+    most_bytes = longest_text * 4  # UTF-8 needs at most 4 bytes a character
     inflater = zlib.decompressobj()
     try:
-        raw = inflater.decompress(compressed, limit)
+        raw = inflater.decompress(compressed, most_bytes + 1)
     except zlib.error:
         raise LinkError(f"{damaged}: it does not decompress (cut short?). Ask for the link again.") from None
-    if inflater.unconsumed_tail:
-        raise LimitError(
-            f"the link's definition is longer than {settings.MAX_SCRIPT_CHARS.env}="
-            f"{settings.MAX_SCRIPT_CHARS.raw()} characters; raise that setting to open it"
-        )
+    if len(raw) > most_bytes:
+        raise _too_long(f"more than {most_bytes} bytes")
     if not inflater.eof:
         raise LinkError(f"{damaged}: it is cut short. Copy the whole link and try again.")
+    if inflater.unused_data:
+        raise LinkError(
+            f"{damaged}: {len(inflater.unused_data)} bytes follow the end of its compressed text. "
+            "Ask for the link again, or paste the definition."
+        )
     try:
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise LinkError(f"{damaged}: it is not UTF-8 text. Ask for the link again.") from None
+    if len(text) > longest_text:
+        raise _too_long(f"{len(text)} characters")
+    return text
+
+
+def _too_long(size: str) -> LinkLimitError:
+    return LinkLimitError(
+        f"the link's definition holds {size}, longer than {settings.MAX_SCRIPT_CHARS.env}="
+        f"{settings.MAX_SCRIPT_CHARS.raw()} characters, the longest script this server reads; raise that "
+        "setting to open it"
+    )
 
 
 def short_id(text: str) -> str:
     """The content hash a text is stored under: the same text always gets the same id."""
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    digest = hashlib.sha256(utf8(text, "the definition")).digest()
     return base64.urlsafe_b64encode(digest).decode("ascii")[:SHORT_ID_LENGTH]
 
 
@@ -101,8 +133,20 @@ class ShortLinkStore:
             f"{settings.LINK_DB.env} at a new one."
         )
 
+    def _unopenable(self, reason: str) -> LinkError:
+        return LinkError(
+            f"the short-link store ({settings.LINK_DB.env}={self.path}) cannot be opened: {reason}. Long "
+            f"links still work; the server's operator should point {settings.LINK_DB.env} at a file in a "
+            "folder it can write."
+        )
+
     def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            blocker = _file_in_the_way(self.path.parent)
+            reason = f"{blocker} is a file, not a folder" if blocker else (error.strerror or str(error))
+            raise self._unopenable(reason) from None
         connection = sqlite3.connect(self.path, timeout=10, isolation_level=None)
         try:
             connection.execute("PRAGMA journal_mode=WAL")
@@ -148,6 +192,9 @@ class ShortLinkStore:
         if not _SHORT_ID.fullmatch(link_id):
             return None
         if not self.path.exists():
+            blocker = _file_in_the_way(self.path.parent)
+            if blocker is not None:
+                raise self._unopenable(f"{blocker} is a file, not a folder")
             return None
         try:
             connection = self._connect()
@@ -168,6 +215,14 @@ class ShortLinkStore:
         return row[0]
 
 
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The file standing where `folder` or one of its parents should be, if there is one."""
+    for candidate in (folder, *folder.parents):
+        if candidate.exists():
+            return None if candidate.is_dir() else candidate
+    return None
+
+
 def _check_storable(text: str) -> None:
     limit = settings.MAX_SCRIPT_CHARS.as_int()
     if len(text) > limit:
@@ -175,7 +230,7 @@ def _check_storable(text: str) -> None:
             f"the definition has {len(text)} characters; short links hold up to "
             f"{settings.MAX_SCRIPT_CHARS.env}={limit}"
         )
-    size, most = len(text.encode("utf-8")), settings.MAX_SHORT_LINK_BYTES.as_int()
+    size, most = len(utf8(text, "the definition")), settings.MAX_SHORT_LINK_BYTES.as_int()
     if size > most:
         raise LimitError(
             f"the definition is {size} bytes; this server stores short links up to "

@@ -5,6 +5,10 @@ what failed, and the process goes on running fusions."""
 from __future__ import annotations
 
 import dataclasses
+import mmap
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -97,6 +101,56 @@ def test_a_stale_temporary_file_from_a_killed_writer_is_ignored(tmp_path, device
     out = torch.empty_like(x)
     module.launch(x, out)
     torch.testing.assert_close(out, x * 3)
+
+
+RACES = 1000
+SENTINEL = -7777.0  # what the tampered kernel writes; the real one writes x * 3
+
+
+def test_a_cache_file_swapped_while_kernels_load_and_launch_never_runs(tmp_path, device):
+    """A process swaps the file of the kernel being loaded for tampered code as fast as it can, while this
+    one loads and launches 1,000 kernels: every launch computes what was generated, or the load is refused."""
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    tampered = tmp_path / "tampered.py"
+    tampered.write_text(scale_kernel_source(3).replace("* 3", f"* 0 + {SENTINEL}"), encoding="utf-8")
+    shared_file = tmp_path / "shared"
+    shared_file.write_bytes(bytes(4096))
+    swapper = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("cache_swapper.py")), str(shared_file), str(tampered)]
+    )
+    x = torch.arange(64, dtype=torch.float32, device=device)
+    out = torch.empty_like(x)
+    ran = refused = tampered_at_launch = 0
+    try:
+        with open(shared_file, "r+b") as handle, mmap.mmap(handle.fileno(), 0) as shared:
+            for race in range(RACES):
+                source = scale_kernel_source(3, f"{tmp_path.name} race {race}")
+                path = str(folder / f"{source_hash(source)}.py").encode()
+                shared[16 : 16 + len(path)] = path
+                try:
+                    module = load_kernel(kernel_source(source, "triple", 3))
+                except KernelError as err:
+                    assert "content no longer matches its name" in str(err)
+                    refused += 1
+                    continue
+                tampered_at_launch += (folder / f"{source_hash(source)}.py").read_bytes() != source.encode()
+                out.fill_(float("nan"))
+                module.launch(x, out)
+                assert SENTINEL not in out.tolist(), f"race {race}: the tampered kernel ran"
+                torch.testing.assert_close(out, x * 3)
+                ran += 1
+            shared[0] = 1
+            swaps = int.from_bytes(shared[8:16], "little")
+    finally:
+        swapper.kill()
+        swapper.wait()
+    print(
+        f"{RACES} races: {swaps} swaps, {ran} launches right ({tampered_at_launch} with the file "
+        f"tampered at launch), {refused} loads refused, 0 tampered runs"
+    )
+    assert ran + refused == RACES
+    assert swaps > RACES and tampered_at_launch > 0  # the swapper really raced the launches
 
 
 # ---- kernels that do not compile -----------------------------------------------------------------

@@ -1,5 +1,7 @@
 """FusionDefinition: old spellings build the fusion of the new ones; execute matches torch; errors guide."""
 
+import re
+
 import pytest
 import torch
 
@@ -512,6 +514,20 @@ ERRORS = [
         r"input 1 \(S0\): expected a Int scalar \(a Python number\)",
     ),
     (
+        "scalar-input-beyond-its-dtype",
+        lambda fd: _out(fd, fd.ops.mul(_tensor3(fd), fd.define_scalar(None, dtype=DataType.Int32))),
+        [*X3, 2**31],
+        DefinitionError,
+        r"input 1 \(S0\): 2147483648 does not fit DataType.Int32, which holds -2147483648 to 2147483647",
+    ),
+    (
+        "negative-strides",
+        lambda fd: _out(fd, fd.define_tensor(sizes=[2, 3], strides=[3, -1])),
+        [],
+        DefinitionError,
+        r"fd.define_tensor: sizes \[2, 3\] and strides \[3, -1\] must be 0 or more; .*torch.flip",
+    ),
+    (
         "symbolic-without-inputs",
         lambda fd: _out(fd, _tensor3(fd)),
         None,
@@ -599,6 +615,42 @@ ERRORS = [
 def test_definition_errors_say_what_to_do(define, inputs, error, message):
     with pytest.raises(error, match=message):
         record(define).fusion(inputs)
+
+
+# (value, dtype, whether define_scalar keeps it): the bounds of each integer dtype, as torch.iinfo gives them
+CONSTANT_RANGES = [
+    (2**63 - 1, DataType.Int, True),
+    (-(2**63), DataType.Int, True),
+    (2**63, DataType.Int, False),
+    (-(2**63) - 1, DataType.Int, False),
+    (1e30, DataType.Int, False),
+    (-1e30, DataType.Index, False),
+    (2**31 - 1, DataType.Int32, True),
+    (2**31, DataType.Int32, False),
+    (-(2**31) - 1, DataType.Int32, False),
+    (2**64 - 1, DataType.UInt64, True),
+    (2**64, DataType.UInt64, False),
+    (-1, DataType.UInt64, False),
+    (10**400, DataType.Double, False),
+]
+
+
+@pytest.mark.parametrize(
+    "value, dtype, kept", CONSTANT_RANGES, ids=[f"{str(v)[:8]}-{d.name}" for v, d, _ in CONSTANT_RANGES]
+)
+def test_a_constant_must_fit_its_dtype(value, dtype, kept):
+    def define(fd):
+        fd.add_output(fd.define_scalar(value, dtype=dtype))
+
+    if kept:
+        (constant,) = [v for v in record(define).fusion().values if v.const is not None]
+        assert constant.const == value and constant.dtype is dtype
+        return
+    with pytest.raises(
+        DefinitionError,
+        match=f"define_scalar: {re.escape(repr(value))} (does not fit|is beyond the range of) ",
+    ):
+        record(define)
 
 
 def test_handles_of_another_definition_are_refused():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hfuse import LimitError, ParseError, load
+from hfuse import DefinitionError, LimitError, ParseError, load
 
 DEFINE = "with FusionDefinition() as fd:\n    T0 = fd.define_tensor(shape=[2], contiguity=True)\n"
 WARM_UP = (
@@ -206,6 +206,61 @@ HOSTILE = [
     ("integer-sum", "n = sum([2**62] * 4)\n", LimitError, "does not fit in 64 bits", 1),
     ("product", "import math\nn = math.prod(range(1, 10**6))\n", LimitError, "does not fit in 64 bits", 2),
     ("factorial", "import math\nn = math.factorial(10**6)\n", LimitError, "does not fit in 64 bits", 2),
+    # special values where whole numbers, finite bounds or text are needed
+    (
+        "arange-to-infinity",
+        "inputs = [torch.arange(float('inf'))]\n",
+        ParseError,
+        "must be finite numbers",
+        1,
+    ),
+    ("arange-to-nan", "inputs = [torch.arange(float('nan'))]\n", ParseError, "must be finite numbers", 1),
+    (
+        "arange-tiny-step",
+        "inputs = [torch.arange(0, 1, 1e-300)]\n",
+        LimitError,
+        "would hold more numbers than fit in 64 bits",
+        1,
+    ),
+    (
+        "arange-denormal-step",
+        "inputs = [torch.arange(0.0, 1.0, 5e-324)]\n",
+        LimitError,
+        "would hold more numbers than fit in 64 bits",
+        1,
+    ),
+    (
+        "negative-stride",
+        DEFINE + "    T1 = fd.define_tensor(sizes=[4, 3], strides=[-3, 1])\n",
+        DefinitionError,
+        "strides [-3, 1] must be 0 or more",
+        3,
+    ),
+    (
+        "int-scalar-beyond-64-bits",
+        DEFINE + "    S1 = fd.define_scalar(1e30, dtype=DataType.Int)\n",
+        DefinitionError,
+        "1e+30 does not fit DataType.Int, which holds -9223372036854775808 to 9223372036854775807",
+        3,
+    ),
+    (
+        "pad-int-with-nan",
+        DEFINE
+        + "    T1 = fd.ops.cast(T0, DataType.Int)\n    fd.add_output(fd.ops.pad(T1, [1, 1], float('nan')))\n",
+        DefinitionError,
+        "the pad value nan does not fit T1: Int[2]",
+        4,
+    ),
+    (
+        "pad-int-with-complex",
+        DEFINE
+        + "    T1 = fd.ops.cast(T0, DataType.Int)\n    fd.add_output(fd.ops.pad(T1, [1, 1], 1 + 2j))\n",
+        DefinitionError,
+        "the pad value (1+2j) is complex, but T1: Int[2] holds real numbers",
+        4,
+    ),
+    ("lone-surrogate", "x = 1\ny = 'a\udcff'\n", ParseError, "a lone surrogate character (U+DCFF)", 2),
+    ("lone-surrogate-comment", DEFINE + "    # \ud800\n", ParseError, "lone surrogate character (U+D800)", 3),
 ]
 
 
@@ -237,6 +292,13 @@ def test_hostile_scripts_are_refused_where_they_are_written(script, error, messa
         load(script, device="cpu")
     assert time.process_time() - start < 1.0
     assert _line_of(caught.value) == line
+
+
+def test_a_lone_surrogate_is_quoted_as_printable_text():
+    with pytest.raises(ParseError) as caught:
+        load("x = 1\ny = 'a\udcffb'\n", device="meta")
+    message = str(caught.value)
+    assert message.encode("utf-8") and "y = 'a\N{REPLACEMENT CHARACTER}b'" in message
 
 
 # (id, setting, value, script, message)

@@ -42,6 +42,10 @@ def test_repetitive_definitions_compress():
     assert len(share.encode_definition(SEED_LIKE * 200)) < len(SEED_LIKE * 200) // 50
 
 
+def _token(compressed: bytes) -> str:
+    return base64.urlsafe_b64encode(compressed).decode().rstrip("=")
+
+
 GOOD = share.encode_definition(SEED_LIKE)
 DAMAGED = {
     "not base64": ("ab$cd", "not base64url"),
@@ -52,6 +56,11 @@ DAMAGED = {
         "does not decompress",
     ),
     "not utf-8": (base64.urlsafe_b64encode(zlib.compress(b"\xff\xfe\xfa")).decode().rstrip("="), "not UTF-8"),
+    "trailing bytes": (_token(zlib.compress(SEED_LIKE.encode()) + b"junk"), "4 bytes follow the end"),
+    "a second zlib stream": (
+        _token(zlib.compress(SEED_LIKE.encode()) + zlib.compress(b"import os\n")),
+        r"\d+ bytes follow the end of its compressed text",
+    ),
 }
 
 
@@ -66,6 +75,85 @@ def test_decompression_stops_at_the_script_limit(monkeypatch):
     bomb = share.encode_definition("x" * 10_000)
     with pytest.raises(LimitError, match="HFUSE_MAX_SCRIPT_CHARS"):
         share.decode_definition(bomb)
+
+
+class SpiedDecompressor:
+    """zlib's decompressor, counting the bytes it gives out."""
+
+    given = 0
+    make = zlib.decompressobj
+
+    def __init__(self):
+        self.inflater = SpiedDecompressor.make()
+
+    def decompress(self, data, max_length=0):
+        out = self.inflater.decompress(data, max_length)
+        SpiedDecompressor.given += len(out)
+        return out
+
+    def __getattr__(self, name):
+        return getattr(self.inflater, name)
+
+
+# HFUSE_MAX_SCRIPT_CHARS=100: a text of 100 characters takes at most 400 bytes.
+OVER_LONG = {
+    "a bomb": ("x" * 10_000_000, "holds more than 400 bytes"),
+    "four times the limit": ("x" * 400, "holds 400 characters"),
+    "one character over": ("x" * 101, "holds 101 characters"),
+}
+
+
+@pytest.mark.parametrize("text, size", OVER_LONG.values(), ids=OVER_LONG.keys())
+def test_a_text_over_the_script_limit_is_refused_at_decode_without_inflating_past_it(monkeypatch, text, size):
+    monkeypatch.setenv("HFUSE_MAX_SCRIPT_CHARS", "100")
+    monkeypatch.setattr(SpiedDecompressor, "given", 0)
+    token = share.encode_definition(text)
+    monkeypatch.setattr(share.zlib, "decompressobj", SpiedDecompressor)
+    with pytest.raises(LinkError, match=f"{size}, longer than HFUSE_MAX_SCRIPT_CHARS=100") as caught:
+        share.decode_definition(token)
+    assert isinstance(caught.value, LimitError)
+    assert SpiedDecompressor.given <= 401
+
+
+@pytest.mark.parametrize(
+    "text", ["x" * 100, "注" * 100, "\U0001f600" * 100], ids=["ascii", "3-byte", "4-byte"]
+)
+def test_a_text_at_the_script_limit_decodes(monkeypatch, text):
+    monkeypatch.setenv("HFUSE_MAX_SCRIPT_CHARS", "100")
+    assert share.decode_definition(share.encode_definition(text)) == text
+
+
+LONE_SURROGATE = "with FusionDefinition() as fd:\n    # \ud800\n"
+WITH_A_LONE_SURROGATE = {
+    "encode": lambda store: share.encode_definition(LONE_SURROGATE),
+    "link params": lambda store: share.link_params(LONE_SURROGATE),
+    "short id": lambda store: share.short_id(LONE_SURROGATE),
+    "store": lambda store: store.put(LONE_SURROGATE),
+}
+
+
+@pytest.mark.parametrize("action", WITH_A_LONE_SURROGATE.values(), ids=WITH_A_LONE_SURROGATE.keys())
+def test_a_lone_surrogate_is_a_link_error_and_nothing_is_stored(store, action):
+    with pytest.raises(
+        LinkError, match=r"lone surrogate character \(U\+D800\) at line 2, column 7.*Remove it"
+    ):
+        action(store)
+    assert not store.path.exists()
+
+
+@pytest.mark.parametrize("depth", [0, 2], ids=["parent", "grandparent"])
+def test_a_store_whose_folder_is_a_file_is_a_link_error_naming_the_setting(tmp_path, depth):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    store = share.ShortLinkStore(blocker.joinpath(*["sub"] * depth, "links.sqlite3"))
+    message = rf"HFUSE_LINK_DB=.*cannot be opened: {blocker} is a file, not a folder.*Long links still work"
+    with pytest.raises(LinkError, match=message):
+        store.put(SEED_LIKE)
+    with pytest.raises(LinkError, match=message):
+        store.get(share.short_id(SEED_LIKE))
+    with pytest.raises(LinkError, match=message):
+        share.read_link({"s": share.short_id(SEED_LIKE), "v": "1"}, store)
+    assert share.read_link({"f": GOOD, "v": "1"}, store).text == SEED_LIKE
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from hfuse.builder import FusionBuilder
-from hfuse.dtypes import DataType, python_dtype
+from hfuse.dtypes import DataType, int_range, python_dtype
 from hfuse.errors import DefinitionError, loc_of
 from hfuse.frontend.handles import Handle, Scalar
 from hfuse.frontend.records import (
@@ -49,8 +49,19 @@ def coerce(value: bool | int | float | complex, dtype: DataType, where: str) -> 
     if dtype.is_int:
         if isinstance(value, float) and not value.is_integer():
             raise DefinitionError(f"{where}: {value!r} is not a whole number, so it cannot be {dtype!r}")
+        low, high = int_range(dtype)
+        if not low <= value <= high:
+            raise DefinitionError(
+                f"{where}: {value!r} does not fit {dtype!r}, which holds {low} to {high}; "
+                "use a value in that range, or a floating-point dtype"
+            )
         return int(value)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise DefinitionError(
+            f"{where}: {value!r} is beyond the range of {dtype!r}; use a smaller value"
+        ) from None
 
 
 def input_records(records: Sequence[Record]) -> list[TensorInput | ScalarInput]:

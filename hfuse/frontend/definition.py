@@ -278,6 +278,11 @@ class FusionDefinition:
                 f"got {sizes!r} and {strides!r}"
             )
         self._check_rank(len(sizes), where)
+        if any(n < 0 for n in sizes) or any(s < 0 for s in strides):
+            raise self._error(
+                f"{where}: sizes {list(sizes)} and strides {list(strides)} must be 0 or more; torch tensors "
+                "have no negative strides (a flipped view is a copy: pass torch.flip(t, dims) as the input)"
+            )
         contiguity, stride_order = layout_of(sizes, strides)
         shape = tuple(sizes) if static_sizes else tuple(1 if s == 1 else -1 for s in sizes)
         return TensorSpec(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from hfuse.dtypes import int_range
 from hfuse.infer.common import (
     Inferred,
     as_bool,
@@ -182,7 +183,7 @@ def pad(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
     check_attrs(op, attrs, ["pad_widths"])
     x = expect_tensor(op, inputs[0], "the operand")
     if len(inputs) == 2:
-        expect_scalar(op, inputs[1], "value")
+        _check_pad_value(op, x, expect_scalar(op, inputs[1], "value"))
     widths = as_int_tuple(op, "pad_widths", _required(op, attrs, "pad_widths"))
     if len(widths) % 2 or len(widths) > 2 * x.rank:
         raise fail(
@@ -196,6 +197,25 @@ def pad(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
         if inferred.outputs[0].shape[dim] < 0:
             raise fail(op, f"pad_widths {list(widths)} crop dim {dim} of extent {x.shape[dim]} below zero")
     return inferred
+
+
+def _check_pad_value(op: Op, x: Value, value: Value) -> None:
+    """A constant pad value must be one the padded tensor can hold (torch refuses the others)."""
+    fill = value.const
+    if fill is None:
+        return
+    if isinstance(fill, complex) and not x.dtype.is_complex:
+        raise fail(
+            op, f"the pad value {fill!r} is complex, but {x.describe()} holds real numbers; pad with one"
+        )
+    if x.dtype.is_int:
+        low, high = int_range(x.dtype)
+        if not (math.isfinite(fill) and low <= fill <= high):
+            raise fail(
+                op,
+                f"the pad value {fill!r} does not fit {x.describe()}: {x.dtype.name} holds whole numbers "
+                f"from {low} to {high}; pad with one of those",
+            )
 
 
 def cat(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:

@@ -13,7 +13,7 @@ import math
 import tokenize
 
 from hfuse import settings
-from hfuse.loader.source import Source
+from hfuse.loader.source import LONE_SURROGATE, Source
 
 # nvFuser's Int is 64-bit; no extent, index or constant of a definition needs more.
 INT_BITS = 63
@@ -25,7 +25,7 @@ _SCAN_SLACK = 2
 
 
 def check_text(source: Source) -> None:
-    """Length, null bytes and a cheap nesting estimate, before `ast.parse`."""
+    """Length, null bytes, lone surrogates and a cheap nesting estimate, before `ast.parse`."""
     limit = settings.MAX_SCRIPT_CHARS.as_int()
     if len(source.text) > limit:
         raise source.limit_error(
@@ -35,9 +35,14 @@ def check_text(source: Source) -> None:
         )
     null = source.text.find("\0")
     if null >= 0:
-        line = source.text.count("\n", 0, null) + 1
-        col = null - (source.text.rfind("\n", 0, null) + 1) + 1
-        raise source.parse_error((line, col), "the script contains a null byte; remove it")
+        raise source.parse_error(source.position_of(null), "the script contains a null byte; remove it")
+    lone = LONE_SURROGATE.search(source.text)
+    if lone is not None:
+        raise source.parse_error(
+            source.position_of(lone.start()),
+            f"the script contains a lone surrogate character (U+{ord(lone.group()):04X}), which is not text "
+            "and cannot be written as UTF-8; remove it or write the character it was meant to be",
+        )
     _check_token_nesting(source)
 
 

@@ -4,6 +4,7 @@ loader raises about it."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -15,6 +16,8 @@ SUPPORTED = (
     "containers and operators, and torch tensor constructors for the inputs are read"
 )
 _LONGEST_QUOTE = 200
+# Halves of UTF-16 pairs standing alone: Python strings can hold them, but they are not text (no UTF-8).
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 E = TypeVar("E", bound=HfuseError)
 
 
@@ -35,9 +38,16 @@ class Source:
     def line(self, lineno: int) -> str:
         return self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
 
+    def position_of(self, index: int) -> tuple[int, int]:
+        """(line, column), both counted from 1, of the character at `index` of the text."""
+        line = self.text.count("\n", 0, index) + 1
+        return line, index - (self.text.rfind("\n", 0, index) + 1) + 1
+
     def _quoted_line(self, line: int, col: int) -> str:
-        """The source line to quote under an error; long lines are cut (and dropped if the column is cut)."""
+        """The source line to quote under an error; long lines are cut (and dropped if the column is cut).
+        Null bytes and lone surrogates are shown as symbols, so that the message is printable text."""
         text = self.line(line).replace("\0", "\N{SYMBOL FOR NULL}")
+        text = LONE_SURROGATE.sub("\N{REPLACEMENT CHARACTER}", text)
         if len(text) <= _LONGEST_QUOTE:
             return text
         return text[:_LONGEST_QUOTE] + " ..." if col <= _LONGEST_QUOTE else ""

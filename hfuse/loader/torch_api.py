@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from hfuse.loader.limits import INT_BITS
 from hfuse.loader.tensors import (
     JOINS,
     MEMORY_FORMATS,
@@ -180,9 +181,17 @@ def _check_arange(site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> No
         raise site.error(
             "torch.arange needs numbers: arange(end), arange(start, end) or arange(start, end, step)"
         )
-    if bounds["step"] == 0:
+    start, end, step = bounds["start"], bounds["end"], bounds["step"]
+    if not all(math.isfinite(v) for v in (start, end, step)):
+        raise site.error(
+            f"torch.arange({start!r}, {end!r}, {step!r}): start, end and step must be finite numbers"
+        )
+    if step == 0:
         raise site.error("torch.arange: step must not be zero")
-    length = math.ceil((bounds["end"] - bounds["start"]) / bounds["step"])
-    if not math.isfinite(length):
-        raise site.error("torch.arange: the bounds must be finite")
-    check_bytes(site, max(length, 0) * 8)
+    count = (end - start) / step  # a float: a tiny step makes it overflow to inf, never raise
+    if not abs(count) < 2**INT_BITS:
+        raise site.limit(
+            f"torch.arange({start!r}, {end!r}, {step!r}) would hold more numbers than fit in 64 bits; "
+            "use a larger step or a shorter range (this bound is fixed, no setting changes it)"
+        )
+    check_bytes(site, max(math.ceil(count), 0) * 8)

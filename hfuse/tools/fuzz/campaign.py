@@ -308,7 +308,7 @@ def _save(folder: Path, tallies: Sequence[Tally]) -> list[Path]:
         for index, (text, outcome) in enumerate(tally.failures):
             path = folder / f"{tally.name.replace(' ', '-')}-{index:04d}.py"
             header = f"# {outcome.stage}: {outcome.detail}".replace("\n", "\n# ")
-            path.write_text(f"{header}\n{text}", encoding="utf-8")
+            path.write_text(f"{header}\n{text}", encoding="utf-8", errors="backslashreplace")
             saved.append(path)
     return saved
 
@@ -336,7 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"files left in the working and temp folders: {', '.join(appeared) or 'none'}")
     failures = [f for tally in tallies for f in tally.failures]
     for text, outcome in failures[:20]:
-        print(f"\nFAILURE in {outcome.stage}: {outcome.detail}\n{text[:2000]}")
+        shown = text[:2000].encode("utf-8", "backslashreplace").decode()  # lone surrogates as escapes
+        print(f"\nFAILURE in {outcome.stage}: {outcome.detail}\n{shown}")
     if args.save is not None and failures:
         print(f"\nfailing inputs saved: {len(_save(args.save, tallies))} files under {args.save}")
     return 1 if failures or appeared else 0

@@ -29,7 +29,7 @@ NAME = re.compile(r"[A-Za-z_]")
 LITERALS = (
     "0", "1", "-1", "2", "3", "-7", "17", "1024", "0.5", "-0.0", "1e-30", "1e308", "-1e308",
     "2**31", "2**32", "2**40", "2**62", "2**63", "2**64", "-2**63", "10**18", "10**30", "-10**18",
-    "9" * 40, "float('nan')", "float('inf')", "-float('inf')", "True", "False",
+    "9" * 40, "float('nan')", "float('inf')", "-float('inf')", "True", "False", "5e-324", "1e30", "-1e30",
 )  # fmt: skip
 WRONG_TYPES = (
     "None", "'a'", "''", "[]", "[1, 2]", "[[1], [2]]", "(1,)", "()", "[None]", "[0.5, 1.5]", "[-1, -1]",
@@ -60,6 +60,13 @@ SNIPPETS = (
     "inputs = [torch.testing.make_tensor(3, dtype=torch.float32, low=5, high=1)]",
     "inputs = [torch.randn(3).as_strided((2**40,), (0,))]", "inputs = [torch.randn(1).expand(2**62)]",
     "inputs = [torch.tensor(2.0, device='cpu'), torch.zeros(0, 2**62)]",
+    "inputs = [torch.arange(float('inf'))]", "inputs = [torch.arange(float('nan'), 3)]",
+    "inputs = [torch.arange(0, 1, 5e-324)]", "inputs = [torch.arange(0, 1, 1e-300)]",
+    "    T9 = fd.define_tensor(sizes=[4, 3], strides=[-3, 1])",
+    "    s = fd.define_scalar(1e30, dtype=DataType.Int)",
+    "    fd.add_output(fd.ops.pad(fd.ops.cast(T0, DataType.Int), [1, 1], float('nan')))",
+    "    fd.add_output(fd.ops.pad(fd.ops.cast(T0, DataType.Int), [1, 1], 1 + 2j))",
+    "    # a lone surrogate: \ud800", "x = '\udcff'",
 )  # fmt: skip
 NESTING_WRAPPERS = (("(", ")"), ("[", "]"), ("-", ""), ("abs(", ")"), ("fd.ops.neg(", ")"), ("not ", ""))
 NESTING_DEPTHS = (2, 8, 31, 33, 100, 1000, 5000)
