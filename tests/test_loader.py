@@ -166,6 +166,26 @@ inputs = [torch.randn(2, 3, device="cuda")]
 out = fs.execute(inputs)[0]
 """
 
+API_2022 = """\
+import torch
+from nvfuser._C import FusionManager, FusionDefinition, DataType
+
+fm = FusionManager()
+with FusionDefinition(fm) as fd:
+    t0 = fd.define_tensor(2, DataType.Float)
+    t1 = fd.define_tensor(1, [True])
+    s0 = fd.define_scalar()
+    fd.add_input(t0)
+    fd.add_input(t1)
+    fd.add_input(s0)
+    t2 = fd.Ops.add(t0, fd.ops.broadcast(t1, [True, False]))
+    t3 = getattr(fd.ops, "mul")(t2, s0)
+    fd.add_output(t3.pad([1, 0]))
+
+inputs = [torch.nn.Parameter(torch.randn(2, 3, device="cuda")), torch.Tensor([1, 2, 3]).cuda(), 0.5]
+outputs = fm.execute(inputs)
+"""
+
 SCALAR_INPUTS = """\
 from hfuse import FusionDefinition, DataType
 
@@ -232,6 +252,11 @@ STYLES = [
         OLD_SPELLINGS,
         lambda x: [(x.sum(1, keepdim=True) + 3.0).expand(2, 3), x.sum(1)],
     ),
+    (
+        "nvfuser-c-2022-api",
+        API_2022,
+        lambda x, y, s: [torch.nn.functional.pad((x + y) * s, [1, 0])],
+    ),
     ("scalar-inputs", SCALAR_INPUTS, lambda x, s: [torch.where(x * s + 7 > 10, x * s + 7, -1)]),
     ("strided-inputs-aliased-imports", STRIDED_INPUTS, lambda a, b: [a + b]),
     ("no-inputs-list", STATIC_NO_INPUTS, lambda x: [x.sin()]),
@@ -249,6 +274,13 @@ def test_scripts_load_and_agree_with_torch(script, expected, device):
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         torch.testing.assert_close(g, w.to(g.dtype), rtol=1e-5, atol=1e-5)
+
+
+def test_inputs_added_out_of_their_defined_order_are_refused_where_added():
+    in_order = "fd.add_input(t0)\n    fd.add_input(t1)"
+    script = API_2022.replace(in_order, "fd.add_input(t1)\n    fd.add_input(t0)")
+    with pytest.raises(DefinitionError, match=r"line 9, .*adds input 0, but T1 was defined as input 1"):
+        load(script, device="cpu")
 
 
 def test_seed_binds_symbolic_sizes_and_runs_on_the_chosen_device():

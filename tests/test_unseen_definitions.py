@@ -40,6 +40,7 @@ RUN_FAILURES = {
     ),
     "complex_rsqrt": "UnsupportedError: ComplexFloat has no Triton kernel support",
     "sum_complex64": "UnsupportedError: ComplexFloat has no Triton kernel support",
+    "real_imag_methods": "UnsupportedError: ComplexFloat has no Triton kernel support",
     "complex_constant_mul": "UnsupportedError: the complex constant (3+0.5j): kernels hold real numbers only",
     "where_scalar_dtypes": "UnsupportedError: the complex constant (3+0j): kernels hold real numbers only",
     "nextafter_all_pairs": (

@@ -27,51 +27,17 @@ _FAILING_LOADS: dict[str, list[str]] = {
     "ParseError: an input tensor has no attribute data_ptr that a definition may use": [
         "add_misaligned_offset",
     ],
-    (
-        "ParseError: importing from nvfuser._C is not supported; write `import torch` and `from "
-        "nvfuser import FusionDefinition, DataType` (nvfuser_direct and hfuse work the same way)"
-    ): [
-        "alias_output_to_input_2022",
-        "broadcast_mixing_sizes_strides_2022",
-        "explicit_broadcast_sizes_from_inputs_2022",
-        "rms_norm_partial_2022",
-        "tensor_sizes_indexed_2022",
-    ],
     "ParseError: fd.ops has no attribute cumprod that a definition may use": [
         "direct_cumprod_dim1",
     ],
     "DefinitionError: embedding_fwd: scale_grad_by_freq must be True or False, got None": [
         "embedding_fwd_optional_scalars",
     ],
-    "ParseError: fd has no attribute add_input that a definition may use": [
-        "fusion_add_input_ops_2022",
-    ],
-    (
-        "ParseError: torch._C._nvfuser.FusionManager is not supported; write `import torch` and "
-        "`from nvfuser import FusionDefinition, DataType` (nvfuser_direct and hfuse work the same"
-        " way)"
-    ): [
-        "fusion_manager_fp16_scalar_2022",
-        "fusion_manager_half_double_2022",
+    "ParseError: a script holds one fusion definition; this is a second one": [
         "fusion_manager_two_broadcasts_2022",
     ],
     "DefinitionError: index_select: index must be 1-D, got T1: Int[]": [
         "index_select_0d_index",
-    ],
-    "ParseError: torch has no attribute nn that a definition may use": [
-        "layer_norm_partial_2023",
-    ],
-    "ParseError: torch.Tensor cannot be called": [
-        "noncontiguous_add_input_2022",
-    ],
-    "ParseError: calls to getattr are not part of a fusion definition": [
-        "normal_seeded_getattr_op",
-    ],
-    "ParseError: a fusion value has no attribute pad that a definition may use": [
-        "pad_forms_and_methods_2023",
-    ],
-    "ParseError: a fusion value has no attribute real that a definition may use": [
-        "real_imag_methods",
     ],
     "ParseError: torch has no attribute topk that a definition may use": [
         "scatter_scalar_source",

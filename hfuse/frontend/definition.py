@@ -139,6 +139,7 @@ class FusionDefinition:
         self._recent: tuple[Fusion, dict[str, Any]] | None = None  # last fusion() and its scalar inputs
         self._drawn_seed: Scalar | None = None  # the seed of the random ops given none, once there is one
         self._unseeded = 0  # random ops given no seed so far
+        self._added_inputs = 0  # fd.add_input calls of a 2022 script
 
     def __enter__(self) -> FusionDefinition:
         self._reset()
@@ -215,9 +216,12 @@ class FusionDefinition:
         define_tensor(sizes, strides, dtype=DataType.Float, static_sizes=False, is_cpu=False).
 
         Old spellings: symbolic_sizes= for shape=, contiguous= for contiguity=, and the 2022 form
-        define_tensor(ndims, dtype=DataType.Float, is_cpu=False): every extent symbolic, none contiguous."""
+        define_tensor(ndims, dtype=DataType.Float, is_cpu=False) or define_tensor(ndims, contiguity): every
+        extent symbolic, none contiguous unless the contiguity says so."""
         if args and legacy.is_int(args[0]) and args[0] >= 0:
-            args = ([-1] * args[0], None, *args[1:])
+            shape, rest = [-1] * args[0], args[1:]
+            given_contiguity = bool(rest) and isinstance(rest[0], list | tuple)
+            args = (shape, *rest) if given_contiguity else (shape, None, *rest)
         renames = legacy.KEYWORD_RENAMES["define_tensor"]
         form = legacy.define_tensor_form(args, kwargs)
         bound = legacy.bind_call("fd.define_tensor", form, args, kwargs, renames, self._loc)
@@ -333,6 +337,20 @@ class FusionDefinition:
         if legacy.is_int(values):
             return self._vector(tuple(self.define_scalar(None, dtype) for _ in range(values)))
         return self._vector(self.ops._extents(values, "define_vector", "values"))
+
+    def add_input(self, value: Any) -> None:
+        """The 2022 API declared inputs with fd.add_input(t) after defining them; here defining a tensor or
+        a symbolic scalar declares it, so add_input checks that the inputs are added in that order."""
+        declared = self.inputs()
+        if not any(value is v for v in declared):
+            raise self._error(f"fd.add_input takes an input of this definition, got {value!r}")
+        position = next(i for i, v in enumerate(declared) if v is value)
+        if position != self._added_inputs:
+            raise self._error(
+                f"fd.add_input({value!r}) adds input {self._added_inputs}, but {value!r} was defined as "
+                f"input {position}: define the inputs in the order they are added"
+            )
+        self._added_inputs += 1
 
     # outputs
     def add_output(

@@ -24,7 +24,15 @@ from hfuse.loader.tensors import InputTensor, TorchDtype
 from hfuse.loader.values import MISSING, CallSite, Interpreted, TypeValue, describe
 
 FD_METHODS = frozenset(
-    {"define_tensor", "define_scalar", "define_constant", "define_vector", "from_pytorch", "add_output"}
+    {
+        "define_tensor",
+        "define_scalar",
+        "define_constant",
+        "define_vector",
+        "from_pytorch",
+        "add_output",
+        "add_input",
+    }
 )
 RUN_METHODS = frozenset({"execute", "validate"})  # what a script calls to run its definition
 
@@ -93,18 +101,38 @@ class FusionDefinitionClass(Interpreted):
 
 
 class LegacyFusionClass(Interpreted):
-    """`Fusion` of the torch._C._nvfuser era: `fs = Fusion()` then `with FusionDefinition(fs) as fd:`."""
+    """What scripts of the torch._C._nvfuser era make a definition for: `fs = Fusion()` (or
+    `fm = FusionManager()`, `FusionCache`) then `with FusionDefinition(fs) as fd:`."""
 
-    label = "Fusion"
+    def __init__(self, label: str):
+        self.label = label
 
     def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if args or kwargs:
-            raise site.error("Fusion() takes no arguments")
-        return LegacyFusion()
+            raise site.error(f"{self.label}() takes no arguments")
+        return LegacyFusion(f"a {self.label}")
+
+    def attribute(self, name: str) -> Any:
+        return LegacyFusionGetter(self) if name == "get" else MISSING
+
+
+class LegacyFusionGetter(Interpreted):
+    """`FusionCache.get()`: the process's one cache object, made here like `FusionCache()`."""
+
+    def __init__(self, owner: LegacyFusionClass):
+        self.owner = owner
+        self.label = f"{owner.label}.get"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        return self.owner.call(site, args, kwargs)
+
+
+LEGACY_FUSION_CLASSES = {name: LegacyFusionClass(name) for name in ("Fusion", "FusionManager", "FusionCache")}
 
 
 class LegacyFusion(Interpreted):
-    label = "a Fusion"
+    def __init__(self, label: str):
+        self.label = label
 
 
 class UserClass(Interpreted):
@@ -146,7 +174,7 @@ class Fd(Interpreted):
         self.recording = False
 
     def attribute(self, name: str) -> Any:
-        if name == "ops":
+        if name in ("ops", "Ops"):  # fd.Ops in scripts of 2022
             return FdOps(self)
         if name in FD_METHODS:
             return FdCall(self, f"fd.{name}", getattr(self.fd, name))
@@ -157,7 +185,7 @@ class Fd(Interpreted):
 
     def set_attribute(self, name: str, value: Any) -> bool:
         """`fd.<name> = value` keeps any name but ops and the fd methods."""
-        if name == "ops" or name in FD_METHODS or name.startswith("__"):
+        if name in ("ops", "Ops") or name in FD_METHODS or name.startswith("__"):
             return False
         self.fields[name] = value
         return True
@@ -192,6 +220,18 @@ class FdCall(Interpreted):
             raise site.source.placed(err, site.node) from None
         except (TypeError, ValueError) as err:
             raise site.source.placed(DefinitionError(f"{self.label}: {err}"), site.node) from None
+
+
+class TensorOpMethod(Interpreted):
+    """`t.pad(widths)`, `t.real()`: a fusion tensor's method named after an op is that op of the tensor."""
+
+    def __init__(self, owner: Fd, tensor: Tensor, name: str):
+        self.call_op = FdCall(owner, f"fd.ops.{name}", getattr(owner.fd.ops, name))
+        self.tensor = tensor
+        self.label = f"{tensor!r}.{name}"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        return self.call_op.call(site, [self.tensor, *args], kwargs)
 
 
 @functools.cache

@@ -274,6 +274,26 @@ def _isinstance(interpreter: Interpreter, site: CallSite, args: list[Any], kwarg
     return any(kind.holds(value) for kind in kinds)
 
 
+def _getattr(interpreter: Interpreter, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`getattr(fd.ops, name)`: the attributes the loader gives a value, as `value.name` would read them."""
+    if kwargs or len(args) not in (2, 3) or not isinstance(args[1], str):
+        raise site.error("getattr() takes a value, an attribute name and an optional default")
+    if args[1].startswith("_"):
+        raise site.error(f"the attribute {args[1]:.60} is private; names starting with _ are never read")
+    found = interpreter.attribute_of(args[0], args[1])
+    if found is MISSING:
+        if len(args) == 3:
+            return args[2]
+        raise site.error(f"{describe(args[0])} has no attribute {args[1]:.60} that a definition may use")
+    return found
+
+
+def _hasattr(interpreter: Interpreter, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    if kwargs or len(args) != 2 or not isinstance(args[1], str):
+        raise site.error("hasattr() takes a value and an attribute name")
+    return not args[1].startswith("_") and interpreter.attribute_of(args[0], args[1]) is not MISSING
+
+
 def _print(interpreter: Interpreter, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> None:
     _arguments(site, "print", [], kwargs, 0, ("sep", "end", "flush"))
     sep, end = kwargs.get("sep", " "), kwargs.get("end", "\n")
@@ -299,6 +319,8 @@ _FUNCTIONS: dict[str, Implementation] = {
     "max": _extreme("max", max),
     "sum": _sum,
     "isinstance": _isinstance,
+    "getattr": _getattr,
+    "hasattr": _hasattr,
     "print": _print,
 }
 _TYPES: dict[type, Implementation] = {

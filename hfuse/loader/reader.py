@@ -21,10 +21,12 @@ from typing import Any
 from hfuse import settings
 from hfuse.errors import DefinitionError, ParseError
 from hfuse.frontend import FusionDefinition
+from hfuse.frontend.handles import Tensor
 from hfuse.loader.budget import Budget
 from hfuse.loader.fd import (
     FD_METHODS,
     HANDLE_TYPES,
+    LEGACY_FUSION_CLASSES,
     PYTORCH_UTILS,
     RUN_METHODS,
     DataTypeNamespace,
@@ -32,8 +34,9 @@ from hfuse.loader.fd import (
     Fd,
     FusionDefinitionClass,
     LegacyFusion,
-    LegacyFusionClass,
+    TensorOpMethod,
     UserClass,
+    op_names,
 )
 from hfuse.loader.formats import Segment, definition_functions
 from hfuse.loader.functions import UserFunction
@@ -46,7 +49,7 @@ from hfuse.loader.statements import Interpreter, _LoopExit, _Return
 from hfuse.loader.torch_api import TorchNamespace
 from hfuse.loader.values import MISSING, CallSite, Interpreted
 
-DEFINITION_MODULES = frozenset({"nvfuser", "nvfuser_direct", "hfuse", "torch._C._nvfuser"})
+DEFINITION_MODULES = frozenset({"nvfuser", "nvfuser_direct", "hfuse", "torch._C._nvfuser", "nvfuser._C"})
 PYTORCH_UTILS_MODULES = frozenset({"nvfuser.pytorch_utils", "nvfuser_direct.pytorch_utils"})
 _IMPORTS = (
     "write `import torch` and `from nvfuser import FusionDefinition, DataType` "
@@ -78,7 +81,7 @@ class ScriptReader(Interpreter):
         self.definition_class = FusionDefinitionClass(self.new_definition)
         known = {"FusionDefinition": self.definition_class, "DataType": DataTypeNamespace()}
         # what `from nvfuser import ...` finds
-        self.importable = {**known, "Fusion": LegacyFusionClass(), **HANDLE_TYPES}
+        self.importable = {**known, **LEGACY_FUSION_CLASSES, **HANDLE_TYPES}
         self.globals = Scope({"torch": TorchNamespace(), **known}, Scope(builtin_names(self)))
         self.fd: Fd | None = None  # the script's definition object
         self.definition_node: ast.AST = ast.Pass(lineno=1, col_offset=0)
@@ -389,6 +392,12 @@ class ScriptReader(Interpreter):
         check_total_bytes(self.site(node), value)
         self.inputs_node = node
         return list(value)
+
+    def attribute_of(self, base: Any, name: str) -> Any:
+        found = super().attribute_of(base, name)
+        if found is MISSING and isinstance(base, Tensor) and name in op_names() and self.fd is not None:
+            return TensorOpMethod(self.fd, base, name)
+        return found
 
     def count_op(self, node: ast.AST) -> None:
         """Runs before every recorded call: refuses past HFUSE_MAX_OPS, tells the frontend the location."""

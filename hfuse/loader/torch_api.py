@@ -47,10 +47,12 @@ class TorchNamespace(Interpreted):
     def attribute(self, name: str) -> Any:
         if self.label == "torch.testing":
             return TorchConstructor(name) if name == "make_tensor" else MISSING
-        if name == "testing":
-            return TorchNamespace("torch.testing")
+        if self.label == "torch.nn":
+            return TorchParameter() if name == "Parameter" else MISSING
+        if name in ("testing", "nn"):
+            return TorchNamespace(f"torch.{name}")
         if name == "Tensor":
-            return TensorType()
+            return TensorClass()
         if name in TORCH_DTYPES:
             return TorchDtype(name)
         if name in MEMORY_FORMATS:
@@ -60,6 +62,26 @@ class TorchNamespace(Interpreted):
         if name in TENSOR_FUNCTIONS:
             return TorchTensorFunction(name)
         return MISSING
+
+
+class TensorClass(TensorType):
+    """`torch.Tensor`: a type for isinstance, and `torch.Tensor([4, 3, 2, 1])`, a float32 torch.tensor."""
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> InputTensor:
+        if kwargs or len(args) != 1 or not isinstance(args[0], list | tuple):
+            raise site.error("torch.Tensor takes a list of numbers; write torch.tensor(values, dtype=...)")
+        return TorchConstructor("tensor").call(site, args, {"dtype": TorchDtype("float32")})
+
+
+class TorchParameter(Interpreted):
+    """`torch.nn.Parameter(t)`: the tensor itself, since gradients play no part in a fusion's inputs."""
+
+    label = "torch.nn.Parameter"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> InputTensor:
+        if set(kwargs) - {"requires_grad"} or len(args) != 1 or not isinstance(args[0], InputTensor):
+            raise site.error("torch.nn.Parameter takes an input tensor (and requires_grad=)")
+        return args[0]
 
 
 class TorchTensorFunction(Interpreted):
