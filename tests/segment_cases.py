@@ -18,6 +18,7 @@ def segment_fusion(fusion, strategy="hfuse", alias_outputs=True) -> tuple[PassRe
     passes = run_passes(fusion, alias_outputs=alias_outputs and strategy == "hfuse")
     return passes, segment(passes.final, strategy=strategy, alias=passes.aliases)
 
+
 F32, BF16 = DataType.Float, DataType.BFloat16
 
 
