@@ -729,3 +729,20 @@ def test_a_tensor_used_twice_in_the_inputs_is_made_once():
         """)
     x, doubled = load(script, device="cpu").inputs
     torch.testing.assert_close(doubled, x * 2)
+
+
+def test_pairs_of_values_and_indices_are_made_from_the_same_tensor():
+    script = HEADER + textwrap.dedent("""\
+        x = torch.randn(8, 5, device="cuda")
+        _, top = torch.topk(x, k=3, dim=0)
+        ordered, order = x.sort(dim=1, descending=True)
+        inputs = [x, top, ordered, order, x.kthvalue(2, 1)[0]]
+        with FusionDefinition() as fd:
+            for t in inputs:
+                fd.add_output(fd.from_pytorch(t))
+        """)
+    x, top, ordered, order, kth = load(script, device="cpu").inputs
+    assert top.dtype == torch.int64 and top.shape == (3, 5)
+    torch.testing.assert_close(top, torch.topk(x, k=3, dim=0).indices)
+    torch.testing.assert_close((ordered, order), tuple(x.sort(dim=1, descending=True)))
+    torch.testing.assert_close(kth, x.kthvalue(2, 1).values)

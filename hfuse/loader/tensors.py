@@ -55,8 +55,11 @@ TENSOR_FUNCTIONS = frozenset({
     "t", "transpose", "permute", "unsqueeze", "squeeze", "reshape", "flatten", "narrow", "triu", "tril",
     "clone", "abs", "neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "clamp",
     "clamp_min", "clamp_max", "sign", "round", "floor", "ceil", "reciprocal", "square", "pow", "sum", "mean",
-    "var", "std", "amax", "amin",
+    "var", "std", "amax", "amin", "argsort", "topk", "sort", "kthvalue",
 })  # fmt: skip
+# methods that give a (values, indices) pair: each part is replayed as its own step
+_PAIRED_METHODS = ("topk", "sort", "kthvalue")
+_PAIR_PARTS = ("values", "indices")
 _METHODS: dict[str, Callable[..., torch.Tensor]] = {
     name: getattr(torch.Tensor, name)
     for name in (
@@ -64,6 +67,15 @@ _METHODS: dict[str, Callable[..., torch.Tensor]] = {
         "uniform_", "normal_", "fill_", "zero_", *TENSOR_FUNCTIONS,
     )
 }  # fmt: skip
+_METHODS.update(
+    {
+        f"{name}.{part}": lambda t, *args, _name=name, _part=part, **kwargs: getattr(
+            getattr(torch.Tensor, _name)(t, *args, **kwargs), _part
+        )
+        for name in _PAIRED_METHODS
+        for part in _PAIR_PARTS
+    }
+)
 _DEVICE_METHODS = frozenset({"cuda", "cpu", "to", "requires_grad_"})
 # facts of a tensor a script reads: name -> what they give
 _FACTS: dict[str, Callable[[torch.Tensor, tuple[Any, ...]], Any]] = {
@@ -247,6 +259,13 @@ class TensorMethod(Interpreted):
             check_plain(site, f".{name}", value, tensors=name == "expand_as")
         if name == "as_strided":
             _check_strided(site, tensor, args, kwargs)
+        if name in _PAIRED_METHODS:
+            return tuple(
+                new_tensor(
+                    site, Step(f"{name}.{part}", tuple(args), tuple(kwargs.items())), tensor, tensor.on_cpu
+                )
+                for part in _PAIR_PARTS
+            )
         return new_tensor(site, Step(name, tuple(args), tuple(kwargs.items())), tensor, tensor.on_cpu)
 
 

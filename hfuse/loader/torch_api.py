@@ -91,7 +91,7 @@ class TorchTensorFunction(Interpreted):
         self.name = name
         self.label = f"torch.{name}"
 
-    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> InputTensor:
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if not args or not isinstance(args[0], InputTensor):
             raise site.error(f"{self.label} takes an input tensor first")
         return args[0].attribute(self.name).call(site, list(args[1:]), kwargs)
