@@ -111,7 +111,7 @@ def script_facts() -> None:
             format_func=lambda index: script.segments[index],
             key=SEGMENT_CHOICE,
             on_change=lambda: state.choose_segment(st.session_state[SEGMENT_CHOICE]),
-            help="The definition of the dump that every page shows",
+            help="The definition every page shows, of the several the text holds",
         )
     st.caption(f"Read as: {script.format}")
     if script.printed:

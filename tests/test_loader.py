@@ -276,6 +276,32 @@ def test_scripts_load_and_agree_with_torch(script, expected, device):
         torch.testing.assert_close(g, w.to(g.dtype), rtol=1e-5, atol=1e-5)
 
 
+TWO_DEFINITIONS = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+
+x = torch.randn(3, device="cuda")
+with FusionDefinition() as fd:
+    fd.add_output(fd.ops.exp(fd.from_pytorch(x)))
+out = fd.execute([x])
+
+x = torch.randn(2, 4, device="cuda")
+with FusionDefinition() as fd:
+    fd.add_output(fd.ops.neg(fd.from_pytorch(x)))
+out = fd.execute([x])
+"""
+
+
+@pytest.mark.parametrize(("segment", "shape", "op"), [(0, (3,), torch.exp), (1, (2, 4), torch.neg)])
+def test_each_definition_of_a_script_of_several_loads_with_the_inputs_of_its_own_run(segment, shape, op):
+    script = load(TWO_DEFINITIONS, device="cpu", segment=segment)
+    assert script.format == "fusion definition script (2 definitions)"
+    assert script.segments == ("definition 1 (line 5)", "definition 2 (line 10)")
+    (x,) = script.inputs
+    assert x.shape == shape
+    torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], op(x))
+
+
 def test_inputs_added_out_of_their_defined_order_are_refused_where_added():
     in_order = "fd.add_input(t0)\n    fd.add_input(t1)"
     script = API_2022.replace(in_order, "fd.add_input(t1)\n    fd.add_input(t0)")
@@ -341,8 +367,8 @@ def test_definition_errors_carry_line_and_source(script, message, line):
 PARSE_ERRORS = [
     ("no-definition", "x = 1\n", "no fusion definition found", 1),
     (
-        "two-definitions",
-        "with FusionDefinition() as fd:\n    pass\nwith FusionDefinition() as fd2:\n    pass\n",
+        "two-definitions-in-one-function",
+        "def f():\n    a = FusionDefinition()\n    b = FusionDefinition()\nf()\n",
         "a second one",
         3,
     ),

@@ -33,9 +33,6 @@ _FAILING_LOADS: dict[str, list[str]] = {
     "DefinitionError: embedding_fwd: scale_grad_by_freq must be True or False, got None": [
         "embedding_fwd_optional_scalars",
     ],
-    "ParseError: a script holds one fusion definition; this is a second one": [
-        "fusion_manager_two_broadcasts_2022",
-    ],
     "DefinitionError: index_select: index must be 1-D, got T1: Int[]": [
         "index_select_0d_index",
     ],

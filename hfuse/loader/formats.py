@@ -42,10 +42,11 @@ class Prepared:
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One definition of a segments dump: its function and the top-level statements that go with it."""
+    """One of several definitions in a script: a segments dump's definition function and the top-level
+    statements that go with it, or one of a script's `with FusionDefinition(...)` blocks."""
 
     label: str
-    function: ast.FunctionDef
+    definition: ast.FunctionDef | ast.With
     statements: tuple[ast.stmt, ...]
 
 
@@ -89,11 +90,16 @@ def definition_functions(tree: ast.Module) -> list[ast.FunctionDef]:
 
 
 def segments(tree: ast.Module, prepared: Prepared) -> list[Segment]:
-    """The segments of a `python_definition_segments` dump (several definition functions and no
-    definition block), each with the statements up to the next; empty for any other script."""
+    """The definitions of a script that holds several: the segments of a `python_definition_segments`
+    dump (several definition functions and no definition block), each with the statements up to the
+    next, or a script's top-level definition blocks, each alone (the statements around them are
+    shared); empty for a script of one definition."""
+    blocks = [s for s in tree.body if isinstance(s, ast.With)]
+    if len(blocks) > 1:
+        return [Segment(f"definition {k + 1} (line {b.lineno})", b, (b,)) for k, b in enumerate(blocks)]
     functions = definition_functions(tree)
-    blocks = any(isinstance(node, ast.With | ast.ClassDef) for node in ast.walk(tree))
-    if len(functions) < 2 or blocks:
+    nested_blocks = any(isinstance(node, ast.With | ast.ClassDef) for node in ast.walk(tree))
+    if len(functions) < 2 or nested_blocks:
         return []
     starts = [tree.body.index(function) for function in functions] + [len(tree.body)]
     found = []
@@ -107,10 +113,12 @@ def segments(tree: ast.Module, prepared: Prepared) -> list[Segment]:
     return found
 
 
-def recognise(prepared: Prepared, tree: ast.Module, segment_count: int, lone_function: bool) -> str:
+def recognise(prepared: Prepared, tree: ast.Module, found: list[Segment], lone_function: bool) -> str:
     """What produced the script, in words, for `Script.format`."""
-    if segment_count > 1:
-        return f"nvFuser segments dump ({segment_count} segments)"
+    if found and isinstance(found[0].definition, ast.With):
+        return f"{SCRIPT} ({len(found)} definitions)"
+    if found:
+        return f"nvFuser segments dump ({len(found)} segments)"
     trace = any(
         isinstance(s, ast.Expr)
         and isinstance(s.value, ast.Constant)

@@ -84,12 +84,14 @@ class ScriptReader(Interpreter):
         self.importable = {**known, **LEGACY_FUSION_CLASSES, **HANDLE_TYPES}
         self.globals = Scope({"torch": TorchNamespace(), **known}, Scope(builtin_names(self)))
         self.fd: Fd | None = None  # the script's definition object
+        self.holder: LegacyFusion | None = None  # the Fusion() an old script's definition is made for
         self.definition_node: ast.AST = ast.Pass(lineno=1, col_offset=0)
         self.lone_function: ast.FunctionDef | None = None  # the definition function run without a block
         self.recorded_ops = 0
-        self.run_call: tuple[ast.Call, Scope] | None = None  # the first fd.execute(...) and its scope
+        self.run_inputs: tuple[ast.AST, Any] | None = None  # what the first fd.execute(...) passes
         self.inputs_node: ast.AST | None = None  # the last top-level assignment of `inputs`
         self.deferred: list[Callable[[], None]] = []
+        self.blocks_record_at_once = False  # a script of several definition blocks
         self.reading_top_level = False
         self._read_names: dict[int, tuple[frozenset[str], list[ast.AST]]] = {}
 
@@ -100,12 +102,14 @@ class ScriptReader(Interpreter):
         """Runs the script (of a segments dump, the chosen segment's statements and the shared ones)."""
         skipped = {id(s) for segment in segments if segment is not chosen for s in segment.statements}
         self.reading_top_level = True
+        self.blocks_record_at_once = bool(segments) and isinstance(segments[0].definition, ast.With)
         for statement in tree.body:
             if id(statement) not in skipped:
                 self._run_top_level(statement)
+            elif isinstance(statement, ast.With):
+                self._bind_skipped_block(statement)
         self.reading_top_level = False
-        for record in self.deferred:
-            record()
+        self._record_deferred()
         if self.fd is None:
             self._record_lone_function(tree, chosen)
         assert self.fd is not None
@@ -116,12 +120,26 @@ class ScriptReader(Interpreter):
             )
         return self.fd.fd, self._inputs()
 
+    def _record_deferred(self) -> None:
+        while self.deferred:
+            self.deferred.pop(0)()
+
+    def _bind_skipped_block(self, statement: ast.With) -> None:
+        """The name of another definition's block is bound to what statements about running use, so they
+        are passed over like the rest of that definition's."""
+        for item in statement.items:
+            if isinstance(item.optional_vars, ast.Name):
+                self.globals.names[item.optional_vars.id] = RUN_OUTPUT
+        self.skips = self._skips_run_statement
+
     def _run_top_level(self, statement: ast.stmt) -> None:
         self.current = statement
         try:
             if isinstance(statement, ast.With):
                 fd = self._open_definition(statement, self.globals)
                 self.deferred.append(lambda: self._record_top_level_block(fd, statement))
+                if self.blocks_record_at_once:  # one of several: it sees the names as bound where it is
+                    self._record_deferred()
             elif isinstance(statement, ast.Expr) and not is_docstring(statement):
                 self._run_top_level_expression(statement)
             else:
@@ -156,7 +174,9 @@ class ScriptReader(Interpreter):
             raise site.error("the definition starts `with FusionDefinition() as fd:`")
         if args and not isinstance(args[0], LegacyFusion):
             raise site.error("FusionDefinition takes no arguments here (or, in old scripts, a Fusion())")
-        return self._new_fd(site.node, None)
+        fd = self._new_fd(site.node, None)
+        self.holder = args[0] if args else None
+        return fd
 
     def new_subclass_definition(self, site: CallSite, user_class: UserClass) -> Fd:
         """`fd = MyFusion()`: its definition(self) records after the top level, or at once inside a call."""
@@ -229,7 +249,8 @@ class ScriptReader(Interpreter):
 
     def _record_lone_function(self, tree: ast.Module, segment: Segment | None) -> None:
         """A script that is only a definition function (nvFuser's python_definition dump)."""
-        node = segment.function if segment is not None else self._only_definition_function(tree)
+        node = segment.definition if segment is not None else self._only_definition_function(tree)
+        assert isinstance(node, ast.FunctionDef)  # a script of several blocks records one of them
         function = self.globals.lookup(node.name)
         if not isinstance(function, UserFunction) or function.node is not node:
             raise self.error(node, _NO_DEFINITION)
@@ -364,23 +385,30 @@ class ScriptReader(Interpreter):
             if call is None or not isinstance(call.func, ast.Attribute) or call.func.attr not in RUN_METHODS:
                 continue
             owner = call.func.value
-            if isinstance(owner, ast.Name) and isinstance(scope.lookup(owner.id), Fd | LegacyFusion):
-                if self.run_call is None:
-                    self.run_call = (call, scope)
+            if isinstance(owner, ast.Name) and self._runs_the_definition(scope.lookup(owner.id)):
+                if self.run_inputs is None:
+                    self.run_inputs = self._run_call_inputs(call, scope)
                 break
         for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 scope.names[node.id] = RUN_OUTPUT
 
+    def _runs_the_definition(self, value: Any) -> bool:
+        """Whether a run call on `value` runs the definition read (not another one of the script)."""
+        return value is not None and (value is self.fd or value is self.holder)
+
+    def _run_call_inputs(self, call: ast.Call, scope: Scope) -> tuple[ast.AST, Any]:
+        """The inputs a run call passes, read where the call is written (the names may be bound again
+        later, as for a second definition of the script)."""
+        given = call.args[:1] or [k.value for k in call.keywords if k.arg == "inputs"]
+        if not given:
+            raise self.error(call, "fd.execute needs the inputs list: fd.execute(inputs)")
+        return given[0], self.value_of(given[0], scope)
+
     def _inputs(self) -> list[Any] | None:
         node: ast.AST
-        if self.run_call is not None:
-            call, scope = self.run_call
-            given = call.args[:1] or [k.value for k in call.keywords if k.arg == "inputs"]
-            if not given:
-                raise self.error(call, "fd.execute needs the inputs list: fd.execute(inputs)")
-            node = given[0]
-            value = self.value_of(node, scope)
+        if self.run_inputs is not None:
+            node, value = self.run_inputs
         elif self.inputs_node is not None:
             node, value = self.inputs_node, self.globals.lookup("inputs")
         else:

@@ -33,9 +33,11 @@ class Script:
     """A loaded script: its text, the definition it records, its inputs (on the chosen device), the Fusion.
 
     `format` says what produced the text (formats.SCRIPT, ERROR_REPRO, DEFINITION_DUMP, THUNDER_REPRO,
-    or "nvFuser segments dump (N segments)"); `printed` is what its print() calls wrote, in the order
-    the loader ran them (a top-level definition block after the rest); `segments` names the
-    definitions of a segments dump (empty for any other script), `segment` the one loaded.
+    "nvFuser segments dump (N segments)" or "fusion definition script (N definitions)"); `printed` is
+    what its print() calls wrote, in the order the loader ran them (a script's one top-level definition
+    block after the rest); `segments` names the
+    definitions of a segments dump or of a script of several definition blocks (empty for any other
+    script), `segment` the one loaded.
     """
 
     text: str
@@ -55,8 +57,8 @@ def default_device() -> str:
 def load(text: str, device: str | torch.device | None = None, segment: int | None = None) -> Script:
     """Reads a fusion-definition script; the script's 'cuda' / 'cuda:N' tensors are made on `device`.
 
-    `device="meta"` builds the Fusion from shapes alone: no input holds data. For a segments dump,
-    `segment` picks the definition to load (the first by default).
+    `device="meta"` builds the Fusion from shapes alone: no input holds data. For a segments dump or a
+    script of several definition blocks, `segment` picks the definition to load (the first by default).
     """
     if not isinstance(text, str):
         raise ParseError(f"a script is text, not {type(text).__name__}", loc=Loc(1, 1))
@@ -87,7 +89,7 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
             fusion = fd.fusion(real_inputs)
     except (DefinitionError, LimitError) as err:
         raise source.placed(err, fallback) from None
-    layout = formats.recognise(prepared, tree, len(found), reader.lone_function is not None)
+    layout = formats.recognise(prepared, tree, found, reader.lone_function is not None)
     labels = tuple(s.label for s in found)
     return Script(text, fd, real_inputs, fusion, layout, "".join(reader.printed), labels, index)
 
