@@ -66,6 +66,7 @@ _OP_FORMS: dict[Op, tuple[tuple[str, ...], tuple[Param, ...]]] = {
     Op.PAD: (("x", "value"), (Param("pad_widths", "ints"),)),
     Op.CAT: (("tensors", "..."), (Param("dim", "int", "0"),)),
     Op.CUMSUM: (("x",), (Param("dim", "int", "-1"),)),
+    Op.CUMPROD: (("x",), (Param("dim", "int", "-1"),)),
     Op.TRIU: (("x",), (Param("diagonal", "int", "0"),)),
 }
 

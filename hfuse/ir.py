@@ -18,7 +18,7 @@ dims are normalized to be non-negative; shapes are tuples of ints):
 | VAR         | x                              | dims, correction, keepdim                           |
 | VAR_MEAN    | x -> (var, mean)               | dims, correction, keepdim                           |
 | WELFORD     | x -> (avg, var_sum, n)         | dims                                                |
-| SCAN        | CUMSUM x                       | dim                                                 |
+| SCAN        | CUMSUM x, CUMPROD x            | dim                                                 |
 | SORT        | ARGSORT x                      | dim, descending, stable                             |
 |             | TOPK x -> (values, indices)    | k, dim, largest, sorted                             |
 | VIEW        | BROADCAST_IN_DIM x             | shape, broadcast_dims                               |
@@ -179,6 +179,7 @@ class Op(enum.Enum):
     VAR_MEAN = ("var_mean", Family.VAR)
     WELFORD = ("welford", Family.VAR)
     CUMSUM = ("cumsum", Family.SCAN)
+    CUMPROD = ("cumprod", Family.SCAN)
     ARGSORT = ("argsort", Family.SORT)
     TOPK = ("topk", Family.SORT)
     # views

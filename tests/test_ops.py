@@ -66,6 +66,7 @@ STRUCTURAL_CASES = {
     Op.VAR_MEAN: ([X], {"dims": [1]}, {}),
     Op.WELFORD: ([X], {"dims": [1]}, {}),
     Op.CUMSUM: ([X], {"dim": 1}, {}),
+    Op.CUMPROD: ([X], {"dim": 1}, {}),
     Op.ARGSORT: ([X], {"dim": 1}, {}),
     Op.TOPK: ([X], {"k": 2, "dim": 1}, {}),
     Op.BROADCAST_IN_DIM: ([((6,), F32)], {"shape": [4, 6], "broadcast_dims": [1]}, {}),

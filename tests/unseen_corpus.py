@@ -27,9 +27,6 @@ _FAILING_LOADS: dict[str, list[str]] = {
     "ParseError: an input tensor has no attribute data_ptr that a definition may use": [
         "add_misaligned_offset",
     ],
-    "ParseError: fd.ops has no attribute cumprod that a definition may use": [
-        "direct_cumprod_dim1",
-    ],
     "DefinitionError: embedding_fwd: scale_grad_by_freq must be True or False, got None": [
         "embedding_fwd_optional_scalars",
     ],

@@ -128,8 +128,14 @@ class Ops(OperandChecks):
         return self._call(Op.WELFORD, [x], {"dims": dims}, [rank, rank, rank])
 
     def cumsum(self, x, dim):
-        x = self._tensor(x, "cumsum")
-        return self._call(Op.CUMSUM, [x], {"dim": self._dim(dim, "cumsum")}, [x.ndim])
+        return self._scan(Op.CUMSUM, x, dim)
+
+    def cumprod(self, x, dim):
+        return self._scan(Op.CUMPROD, x, dim)
+
+    def _scan(self, op, x, dim):
+        x = self._tensor(x, op.frontend_name)
+        return self._call(op, [x], {"dim": self._dim(dim, op.frontend_name)}, [x.ndim])
 
     def argsort(self, x, dim, descending=False, stable=False):
         x = self._tensor(x, "argsort")

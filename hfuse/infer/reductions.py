@@ -83,7 +83,7 @@ def welford(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
     return Inferred({"dims": dims}, outputs)
 
 
-def cumsum(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
+def scan(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
     x = one_tensor(op, inputs, attrs, ["dim"])
     if "dim" not in attrs:
         raise fail(op, "needs dim=<whole number>")

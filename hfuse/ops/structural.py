@@ -194,8 +194,13 @@ STRUCTURAL = [
     lowered(Op.WELFORD, reductions.welford, lambda a, attrs, outs, dev: _welford(a, attrs, outs)),
     in_torch(
         Op.CUMSUM,
-        reductions.cumsum,
+        reductions.scan,
         lambda a, attrs, outs, dev: torch.cumsum(a[0].to(compute_dtype(outs[0])), attrs["dim"]),
+    ),
+    in_torch(
+        Op.CUMPROD,
+        reductions.scan,
+        lambda a, attrs, outs, dev: torch.cumprod(a[0].to(compute_dtype(outs[0])), attrs["dim"]),
     ),
     in_torch(
         Op.ARGSORT,
