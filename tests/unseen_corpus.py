@@ -27,9 +27,6 @@ _FAILING_LOADS: dict[str, list[str]] = {
     "ParseError: an input tensor has no attribute data_ptr that a definition may use": [
         "add_misaligned_offset",
     ],
-    "DefinitionError: embedding_fwd: scale_grad_by_freq must be True or False, got None": [
-        "embedding_fwd_optional_scalars",
-    ],
     "DefinitionError: index_select: index must be 1-D, got T1: Int[]": [
         "index_select_0d_index",
     ],

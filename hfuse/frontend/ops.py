@@ -376,17 +376,18 @@ class Ops(OperandChecks):
         padding_idx=None,
         max_norm=None,
         norm_type=None,  # noqa: A002
-        scale_grad_by_freq=False,
-        sparse=False,
+        scale_grad_by_freq=None,
+        sparse=None,
     ):
+        """Every optional argument may be None, as nvFuser's are: not given."""
         indices = self._tensor(input, "embedding_fwd", "input")
         weight = self._tensor(weight, "embedding_fwd", "weight")
         attrs = {
             "padding_idx": padding_idx,
             "max_norm": max_norm,
             "norm_type": 2.0 if norm_type is None else norm_type,
-            "scale_grad_by_freq": scale_grad_by_freq,
-            "sparse": sparse,
+            "scale_grad_by_freq": False if scale_grad_by_freq is None else scale_grad_by_freq,
+            "sparse": False if sparse is None else sparse,
         }
         for name, value in attrs.items():
             if value is not None and not isinstance(value, (*NUMBER_TYPES, Scalar)):
