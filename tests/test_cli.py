@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 import torch
@@ -252,3 +253,37 @@ def test_segments_can_print_the_generated_code(capsys):
     code, out, _ = run_cli(capsys, "segments", str(get_example("softmax").path), "--code")
     assert code == 0
     assert "@triton.jit" in out and "tl.max(" in out
+
+
+HOSTILE_COMMENT = '# </pre><script>alert("x")</script><img src="http://example.com/x.png">\n'
+
+
+def _report(capsys, tmp_path, *argv: str) -> tuple[int, str]:
+    script = tmp_path / "qkv.py"
+    script.write_text(HOSTILE_COMMENT + get_example("qkv_split").text)
+    page = tmp_path / "report.html"
+    code, out, err = run_cli(capsys, "report", str(script), "-o", str(page), *argv)
+    assert err == "" and out.startswith(f"wrote {page}")
+    return code, page.read_text(encoding="utf-8")
+
+
+def test_report_is_one_self_contained_page_of_the_fusion_and_its_run(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    code, page = _report(capsys, tmp_path, "--device", "cpu", "--no-alias")
+    assert code == 0
+    assert "Run: backend hfuse on cpu" in page and "matches the torch reference" in page
+    assert "hfuse 1, naive 3" in page  # kernels of each strategy, contiguous outputs
+    assert page.count("<details>") == 1 + 3  # each kernel's Triton source, per strategy
+    assert page.count("@triton.jit") == 1 + 3
+    if shutil.which("dot"):
+        assert page.count("<svg") == 3  # the IR and both segmentations, inline
+    # the definition's text is shown, never interpreted by the browser; nothing comes from the network
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+    assert not re.search(r"<(script|img|iframe|link|object|embed)\b", page)
+    assert not re.search(r"""(href|src)=["']?https?:""", page)
+
+
+def test_report_without_a_run_reads_shapes_only(capsys, tmp_path):
+    code, page = _report(capsys, tmp_path, "--no-run")
+    assert code == 0
+    assert "Run:" not in page and "Segmentation: hfuse (fused), 0 kernel launch(es)" in page

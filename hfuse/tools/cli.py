@@ -1,5 +1,5 @@
-"""The `hfuse` command line: print a definition's IR, run it and read its kernel list, list the gallery,
-hand `hfuse bench` to the benchmark.
+"""The `hfuse` command line: print a definition's IR, run it and read its kernel list, write an HTML
+report of it, list the gallery, hand `hfuse bench` to the benchmark.
 
 Every HfuseError ends the command with its message on stderr and exit code 2, without a traceback.
 """
@@ -10,8 +10,9 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hfuse.backends import BACKENDS, EAGER, HFUSE, STRATEGIES
 from hfuse.errors import HfuseError
@@ -19,6 +20,9 @@ from hfuse.examples import SUBSETS
 from hfuse.ir import Fusion
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.tolerance import Comparison, compare_outputs
+
+if TYPE_CHECKING:
+    from hfuse.loader import Script
 
 EXIT_USER_ERROR = 2
 INTERPRETER_BANNER = "times are not meaningful in Triton's interpreter (no GPU): kernels ran for correctness"
@@ -190,7 +194,18 @@ def cmd_segments(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+@dataclass(frozen=True, slots=True)
+class ScriptRun:
+    """A script loaded on the chosen device and run once with the command's options."""
+
+    script: Script
+    device: str
+    outputs: list[Any]
+    profile: FusionProfile | None
+    comparison: Comparison
+
+
+def run_script(args: argparse.Namespace) -> ScriptRun:
     import torch
 
     text = read_script(args.file)
@@ -207,24 +222,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     profile = script.fd.profile() if args.backend != EAGER else None
     comparison = _compare_with_reference(script.fusion, script.inputs, outputs)
+    return ScriptRun(script, device, outputs, profile, comparison)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import torch
+
+    done = run_script(args)
     if args.save:
         torch.save(
             {
-                "inputs": [t.detach().cpu() if isinstance(t, torch.Tensor) else t for t in script.inputs],
-                "outputs": [t.detach().cpu() for t in outputs],
+                "inputs": [
+                    t.detach().cpu() if isinstance(t, torch.Tensor) else t for t in done.script.inputs
+                ],
+                "outputs": [t.detach().cpu() for t in done.outputs],
             },
             args.save,
         )
     if args.json:
-        print(json.dumps(_run_report(args.backend, device, profile, comparison, outputs)))
+        report = _run_report(args.backend, done.device, done.profile, done.comparison, done.outputs)
+        print(json.dumps(report))
     else:
-        print(format_kernel_table(profile) if profile else format_eager_table(device))
+        print(format_kernel_table(done.profile) if done.profile else format_eager_table(done.device))
         print()
-        print(format_outputs(outputs))
-        print(_validation_line(comparison))
+        print(format_outputs(done.outputs))
+        print(_validation_line(done.comparison))
         if args.save:
             print(f"saved inputs and outputs to {args.save}")
-    return 0 if comparison.ok else 1
+    return 0 if done.comparison.ok else 1
 
 
 def _compare_with_reference(fusion: Fusion, inputs: Sequence[Any], outputs: Sequence[Any]) -> Comparison:
@@ -270,6 +295,30 @@ def _run_report(
     return report
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from hfuse.tools.report import RunResult, report_html
+
+    if args.no_run:
+        from hfuse.loader import load
+
+        script, run = load(read_script(args.file), device="meta"), None
+    else:
+        done = run_script(args)
+        rows = [
+            kernel_row(i, k) | {"input_mb": _mb(k.input_bytes), "output_mb": _mb(k.output_bytes)}
+            for i, k in enumerate(done.profile.segment_profiles if done.profile else ())
+        ]
+        script = done.script
+        run = RunResult(args.backend, done.device, done.profile, done.comparison, rows)
+    page = report_html(script, alias_outputs=not args.no_alias, run=run)
+    try:
+        Path(args.output).write_text(page, encoding="utf-8")
+    except OSError as err:
+        raise HfuseError(f"cannot write {args.output}: {err.strerror or err}") from None
+    print(f"wrote {args.output} ({len(page.encode()) / 1e3:.0f} kB)")
+    return 0 if run is None or run.comparison.ok else 1
+
+
 def cmd_examples(args: argparse.Namespace) -> int:
     from hfuse.examples import list_examples
 
@@ -299,13 +348,18 @@ def build_parser() -> argparse.ArgumentParser:
     segments.set_defaults(handler=cmd_segments)
 
     run = commands.add_parser("run", help="run a script's fusion, validate it and print its kernel list")
-    run.add_argument("file", help="a fusion definition script (- for standard input)")
-    run.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda if a GPU is visible, else cpu")
-    run.add_argument("--backend", choices=BACKENDS, default=HFUSE)
-    run.add_argument("--no-alias", action="store_true", help="copy outputs that could stay views of inputs")
+    _add_run_options(run)
     run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     run.add_argument("--save", metavar="PATH", help="write inputs and outputs to a torch file")
     run.set_defaults(handler=cmd_run)
+
+    report = commands.add_parser(
+        "report", help="write one self-contained HTML file of a fusion: IR, cuts, kernels, a run"
+    )
+    _add_run_options(report)
+    report.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
+    report.add_argument("--no-run", action="store_true", help="leave the run out (nothing is allocated)")
+    report.set_defaults(handler=cmd_report)
 
     examples = commands.add_parser("examples", help="list the example gallery")
     examples.add_argument("--subset", choices=list(SUBSETS), default="small")
@@ -316,6 +370,17 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="time the example suite at its benchmark sizes on a GPU (hfuse bench --help)"
     )
     return parser
+
+
+def _add_run_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("file", help="a fusion definition script (- for standard input)")
+    command.add_argument(
+        "--device", choices=["cpu", "cuda"], help="default: cuda if a GPU is visible, else cpu"
+    )
+    command.add_argument("--backend", choices=BACKENDS, default=HFUSE)
+    command.add_argument(
+        "--no-alias", action="store_true", help="copy outputs that could stay views of inputs"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,170 @@
+"""A fusion as one HTML file to attach to an issue: the definition, its IR, how each strategy cuts it
+(diagrams as inline SVG, with the reasons), the generated Triton source and, after a run, the kernel
+table and the validation. Nothing in the file is loaded from the network and it holds no script: every
+text from the definition is escaped, and the diagrams are the SVG graphviz's `dot` writes, whose labels
+it escapes itself.
+"""
+
+from __future__ import annotations
+
+import html
+import platform
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hfuse.backends import NAIVE, STRATEGIES
+from hfuse.loader import Script
+from hfuse.pipeline import Compiled, compile_fusion
+from hfuse.printer import print_fusion
+from hfuse.runtime.profile_model import FusionProfile
+from hfuse.segment.report import format_segmentation
+from hfuse.tolerance import Comparison
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 80rem; padding: 0 1rem; }
+body { color: #222; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
+pre { background: #f6f8fa; padding: 0.8rem; overflow-x: auto; font-size: 0.85rem; }
+table { border-collapse: collapse; font-size: 0.85rem; }
+td, th { border: 1px solid #ddd; padding: 0.3rem 0.6rem; }
+th { background: #f0f0f0; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.diagram svg { max-width: 100%; height: auto; } .note { color: #666; font-size: 0.85rem; }
+.bad { color: #b00020; font-weight: 600; } .ok { color: #1b7f3b; font-weight: 600; }
+@media (prefers-color-scheme: dark) {
+  body { background: #111; color: #ddd; } pre { background: #1c1f24; } th { background: #222; }
+  td, th { border-color: #333; } .diagram svg { background: #fff; }
+}
+"""
+# (title, key of a kernel row, digits): the run table's columns
+RUN_COLUMNS = (
+    ("#", "index", None),
+    ("kernel", "name", None),
+    ("scheduler", "scheduler", None),
+    ("grid", "grid", None),
+    ("warps", "num_warps", None),
+    ("time us", "time_us", 1),
+    ("input MB", "input_mb", 3),
+    ("output MB", "output_mb", 3),
+    ("GB/s", "effective_bandwidth_gbs", 0),
+    ("% peak", "percentage_peak_bandwidth", 1),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What a run of the fusion gave: its profile (None for the eager backend) and the validation."""
+
+    backend: str
+    device: str
+    profile: FusionProfile | None
+    comparison: Comparison
+    rows: Sequence[dict[str, Any]]
+
+
+def report_html(script: Script, alias_outputs: bool, run: RunResult | None) -> str:
+    """The whole report of a loaded script; `run` adds the run's kernel table."""
+    compiled = {s: compile_fusion(script.fusion, strategy=s, alias_outputs=alias_outputs) for s in STRATEGIES}
+    fusion = script.fusion
+    title = f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs"
+    outputs = "views allowed" if alias_outputs else "contiguous outputs"
+    counts = ", ".join(f"{s} {c.kernel_count}" for s, c in compiled.items())
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>hfuse report: {_e(title)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>hfuse report: {_e(title)}</h1>",
+        f'<p class="note">{_e(_environment())}; read as: {_e(script.format)}; '
+        f"outputs: {_e(outputs)}; kernels: {_e(counts)}</p>",
+    ]
+    if run is not None:
+        parts += _run_section(run)
+    parts += ["<h2>Definition</h2>", _pre(script.text), "<h2>IR</h2>", _pre(print_fusion(fusion))]
+    parts += _diagram(lambda viz: viz.ir_graph(fusion))
+    for strategy, stages in compiled.items():
+        parts += _strategy_section(strategy, stages)
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _strategy_section(strategy: str, compiled: Compiled) -> list[str]:
+    what = "one kernel per op" if strategy == NAIVE else "fused"
+    parts = [f"<h2>Segmentation: {_e(strategy)} ({what}), {compiled.kernel_count} kernel launch(es)</h2>"]
+    parts += _diagram(lambda viz: viz.segmentation_graph(compiled.scheduled, compiled.segmentation))
+    parts.append(_pre(format_segmentation(compiled.scheduled, compiled.segmentation, compiled.launches)))
+    for kernel in compiled.kernels:
+        summary = f"{kernel.name}: segment {kernel.group_id}, grid {kernel.grid}"
+        parts.append(f"<details><summary>{_e(summary)}</summary>{_pre(kernel.source)}</details>")
+    return parts
+
+
+def _run_section(run: RunResult) -> list[str]:
+    state = (
+        '<span class="ok">matches the torch reference</span>'
+        if run.comparison.ok
+        else f'<span class="bad">DOES NOT match the torch reference: {_e(run.comparison.message)}</span>'
+    )
+    parts = [f"<h2>Run: backend {_e(run.backend)} on {_e(run.device)}</h2>", f"<p>Validation: {state}</p>"]
+    if run.profile is None:
+        return [*parts, '<p class="note">The eager backend runs torch op by op: no kernel list.</p>']
+    head = "".join(f"<th>{_e(title)}</th>" for title, _, _ in RUN_COLUMNS)
+    body = "".join(
+        "<tr>" + "".join(_cell(row, key, digits) for _, key, digits in RUN_COLUMNS) + "</tr>"
+        for row in run.rows
+    )
+    profile = run.profile
+    total = (
+        f"{profile.segments} kernel launch(es); kernel time "
+        f"{_number(None if profile.kernel_time_ms is None else profile.kernel_time_ms * 1e3, 1)} us; "
+        f"host time {profile.host_time_ms:.2f} ms; compile time {profile.compile_time_ms:.2f} ms"
+    )
+    parts += [f"<table><tr>{head}</tr>{body}</table>", f"<p>{_e(total)}</p>"]
+    if not profile.times_meaningful:
+        parts.append('<p class="note">Times are not meaningful in Triton\'s interpreter (no GPU).</p>')
+    return parts
+
+
+def _cell(row: dict[str, Any], key: str, digits: int | None) -> str:
+    value = row.get(key)
+    if key == "grid":
+        value = "x".join(str(g) for g in value) if row.get("launches_kernel") else "-"
+    if digits is None:
+        return f"<td>{_e(str(value))}</td>"
+    return f'<td class="n">{_e(_number(value, digits))}</td>'
+
+
+def _number(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _diagram(build: Any) -> list[str]:
+    """A diagram as inline SVG; a note where the graphviz package or its `dot` binary is missing."""
+    try:
+        from hfuse import viz
+    except ImportError:
+        return ['<p class="note">Diagrams need the graphviz Python package (pip install graphviz).</p>']
+    graph = build(viz)
+    svg = viz.render_svg(graph)
+    if svg is None:
+        return [
+            "<p class=\"note\">Graphviz's dot is not installed; the diagram's DOT source:</p>",
+            _pre(graph.source),
+        ]
+    return [f'<div class="diagram">{svg[svg.index("<svg") :]}</div>']
+
+
+def _environment() -> str:
+    import torch
+
+    device = torch.cuda.get_device_name() if torch.cuda.is_available() else "CPU (Triton's interpreter)"
+    made = time.strftime("%Y-%m-%d %H:%M %Z")
+    return f"made {made} on {device}, torch {torch.__version__}, Python {platform.python_version()}"
+
+
+def _pre(text: str) -> str:
+    return f"<pre>{_e(text)}</pre>"
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
