@@ -9,12 +9,14 @@ from datetime import datetime
 
 import streamlit as st
 
+from hfuse.backends import STRATEGIES
 from hfuse.runtime.device import device_name, has_cuda
 from hfuse.service.measure import CLONE, DESCRIPTIONS, ROUNDS
 from hfuse.service.request import RunRequest, RunResult
 from hfuse.service.worker import shared_service
+from hfuse.tools.report import RunSummary, report_html
 from hfuse.units import format_bytes
-from ui import state, views
+from ui import pipeline, state, views
 
 REPORT = "run_report"  # ((text, strategy, outputs, segment), RunResult) of the last run that worked
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
@@ -224,6 +226,34 @@ def show_comparison(result: RunResult) -> None:
         st.warning(note)
 
 
+def show_exports(text: str, segment: int, strategy: str, outputs: str, result: RunResult) -> None:
+    """The run as JSON, and the fusion with this run as one HTML file to attach to an issue."""
+    problem = next((o.message for o in result.outputs if not o.ok), "")
+    summary = RunSummary(strategy, device_name(), result.profile, result.ok, problem)
+    compiled = {s: pipeline.compiled_of(text, s, outputs, segment) for s in STRATEGIES}
+    report = report_html(pipeline.script_of(text, segment), compiled, outputs == "views", summary)
+    left, right, _ = st.columns([1, 1, 2])
+    left.download_button(
+        "Run as JSON",
+        result.to_json(),
+        file_name="hfuse-run.json",
+        mime="application/json",
+        key="export_json",
+        icon=":material/data_object:",
+        help="Outputs and their checks, the kernel list, the first call's stages, the comparison",
+    )
+    right.download_button(
+        "Report as HTML",
+        report,
+        file_name="hfuse-report.html",
+        mime="text/html",
+        key="export_report",
+        icon=":material/description:",
+        help="One file, no server needed: the definition, its IR, both strategies' cuts with their "
+        "reasons, every kernel's source and this run",
+    )
+
+
 st.header("Run")
 on_gpu = has_cuda()
 if on_gpu:
@@ -254,6 +284,7 @@ if fusion is not None:
         show_first_call(result)
         if result.comparison:
             show_comparison(result)
+        show_exports(text, segment, strategy, outputs, result)
     elif shown is None or shown[0][0] == text:
         st.info("Press Run to compile the kernels and run them on inputs made as the script says.")
     else:

@@ -6,6 +6,7 @@ that kill its worker check that the next request gets a fresh one.
 
 from __future__ import annotations
 
+import json
 import pickle
 import re
 import threading
@@ -72,6 +73,17 @@ def test_a_result_carries_a_preview_not_the_outputs(service):
     assert result.ok
     assert len(result.outputs[0].preview) == PREVIEW_ELEMENTS
     assert len(pickle.dumps(result)) < 64_000  # the output alone would be 1 MiB
+
+
+def test_a_result_exports_as_one_json_object(service):
+    result = service.run(RunRequest(GOOD))
+    exported = json.loads(result.to_json())
+    assert exported["ok"] is True and exported["failure"] is None
+    assert exported["outputs"][0]["shape"] == [4, 8] and exported["outputs"][0]["ok"] is True
+    assert exported["kernels"][0]["name"] == "hfuse_pointwise_g0"
+    assert exported["profile"]["segments"] == 1 and exported["first_call_stages"]
+    failed = json.loads(service.run(RunRequest("x = (")).to_json())
+    assert failed["ok"] is False and failed["failure"]["kind"] == "ParseError"
 
 
 BAD_SCRIPTS = [

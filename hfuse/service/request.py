@@ -12,9 +12,10 @@ HfuseError's class name, reason, loc and expr, rebuilt on demand.
 from __future__ import annotations
 
 import gc
+import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import torch
@@ -134,6 +135,10 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return self.failure is None and all(output.ok for output in self.outputs)
+
+    def to_json(self) -> str:
+        """Everything the run gave, as one JSON object (what the app exports)."""
+        return json.dumps({"ok": self.ok, **asdict(self)}, indent=1, default=str)
 
 
 def failed_result(err: HfuseError) -> RunResult:

@@ -18,8 +18,9 @@ from hfuse.backends import BACKENDS, EAGER, HFUSE, STRATEGIES
 from hfuse.errors import HfuseError
 from hfuse.examples import SUBSETS
 from hfuse.ir import Fusion
-from hfuse.runtime.profile_model import FusionProfile, KernelProfile
+from hfuse.runtime.profile_model import FusionProfile
 from hfuse.tolerance import Comparison, compare_outputs
+from hfuse.tools.report import RunSummary, compile_strategies, kernel_row, report_html
 
 if TYPE_CHECKING:
     from hfuse.loader import Script
@@ -60,26 +61,6 @@ def _cell(value: float | None, digits: int) -> str:
 
 def _mb(nbytes: int) -> float:
     return nbytes / 1e6
-
-
-def kernel_row(index: int, kernel: KernelProfile) -> dict[str, Any]:
-    """One kernel of a profile as plain values (the JSON form, and the source of a table row)."""
-    return {
-        "index": index,
-        "name": kernel.name,
-        "segment_id": kernel.segment_id,
-        "scheduler": kernel.scheduler,
-        "launches_kernel": kernel.launches_kernel,
-        "launches": kernel.launches,
-        "grid": list(kernel.grid),
-        "num_warps": kernel.num_warps,
-        "time_us": None if kernel.time_ms is None else kernel.time_ms * 1e3,
-        "compile_time_ms": kernel.compile_time_ms,
-        "input_bytes": kernel.input_bytes,
-        "output_bytes": kernel.output_bytes,
-        "effective_bandwidth_gbs": kernel.effective_bandwidth_gbs,
-        "percentage_peak_bandwidth": kernel.percentage_peak_bandwidth,
-    }
 
 
 def _align(rows: list[list[str]]) -> str:
@@ -296,27 +277,22 @@ def _run_report(
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from hfuse.tools.report import RunResult, report_html
-
     if args.no_run:
         from hfuse.loader import load
 
         script, run = load(read_script(args.file), device="meta"), None
     else:
         done = run_script(args)
-        rows = [
-            kernel_row(i, k) | {"input_mb": _mb(k.input_bytes), "output_mb": _mb(k.output_bytes)}
-            for i, k in enumerate(done.profile.segment_profiles if done.profile else ())
-        ]
         script = done.script
-        run = RunResult(args.backend, done.device, done.profile, done.comparison, rows)
-    page = report_html(script, alias_outputs=not args.no_alias, run=run)
+        run = RunSummary(args.backend, done.device, done.profile, done.comparison.ok, done.comparison.message)
+    compiled = compile_strategies(script, alias_outputs=not args.no_alias)
+    page = report_html(script, compiled, alias_outputs=not args.no_alias, run=run)
     try:
         Path(args.output).write_text(page, encoding="utf-8")
     except OSError as err:
         raise HfuseError(f"cannot write {args.output}: {err.strerror or err}") from None
     print(f"wrote {args.output} ({len(page.encode()) / 1e3:.0f} kB)")
-    return 0 if run is None or run.comparison.ok else 1
+    return 0 if run is None or run.ok else 1
 
 
 def cmd_examples(args: argparse.Namespace) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import platform
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,9 +17,8 @@ from hfuse.backends import NAIVE, STRATEGIES
 from hfuse.loader import Script
 from hfuse.pipeline import Compiled, compile_fusion
 from hfuse.printer import print_fusion
-from hfuse.runtime.profile_model import FusionProfile
+from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.segment.report import format_segmentation
-from hfuse.tolerance import Comparison
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 80rem; padding: 0 1rem; }
@@ -45,27 +43,53 @@ RUN_COLUMNS = (
     ("grid", "grid", None),
     ("warps", "num_warps", None),
     ("time us", "time_us", 1),
-    ("input MB", "input_mb", 3),
-    ("output MB", "output_mb", 3),
+    ("input MB", "input_bytes", 3),
+    ("output MB", "output_bytes", 3),
     ("GB/s", "effective_bandwidth_gbs", 0),
     ("% peak", "percentage_peak_bandwidth", 1),
 )
 
 
 @dataclass(frozen=True, slots=True)
-class RunResult:
-    """What a run of the fusion gave: its profile (None for the eager backend) and the validation."""
+class RunSummary:
+    """What a run of the fusion gave: its profile (None for the eager backend) and whether its outputs
+    matched the torch reference (`problem` says how they did not)."""
 
     backend: str
     device: str
     profile: FusionProfile | None
-    comparison: Comparison
-    rows: Sequence[dict[str, Any]]
+    ok: bool
+    problem: str = ""
 
 
-def report_html(script: Script, alias_outputs: bool, run: RunResult | None) -> str:
-    """The whole report of a loaded script; `run` adds the run's kernel table."""
-    compiled = {s: compile_fusion(script.fusion, strategy=s, alias_outputs=alias_outputs) for s in STRATEGIES}
+def kernel_row(index: int, kernel: KernelProfile) -> dict[str, Any]:
+    """One kernel of a profile as plain values (the JSON and CSV form, and the source of a table row)."""
+    return {
+        "index": index,
+        "name": kernel.name,
+        "segment_id": kernel.segment_id,
+        "scheduler": kernel.scheduler,
+        "launches_kernel": kernel.launches_kernel,
+        "launches": kernel.launches,
+        "grid": list(kernel.grid),
+        "num_warps": kernel.num_warps,
+        "time_us": None if kernel.time_ms is None else kernel.time_ms * 1e3,
+        "compile_time_ms": kernel.compile_time_ms,
+        "input_bytes": kernel.input_bytes,
+        "output_bytes": kernel.output_bytes,
+        "effective_bandwidth_gbs": kernel.effective_bandwidth_gbs,
+        "percentage_peak_bandwidth": kernel.percentage_peak_bandwidth,
+    }
+
+
+def compile_strategies(script: Script, alias_outputs: bool) -> dict[str, Compiled]:
+    return {s: compile_fusion(script.fusion, strategy=s, alias_outputs=alias_outputs) for s in STRATEGIES}
+
+
+def report_html(
+    script: Script, compiled: dict[str, Compiled], alias_outputs: bool, run: RunSummary | None
+) -> str:
+    """The whole report of a loaded script compiled by each strategy; `run` adds the run's kernel table."""
     fusion = script.fusion
     title = f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs"
     outputs = "views allowed" if alias_outputs else "contiguous outputs"
@@ -99,21 +123,21 @@ def _strategy_section(strategy: str, compiled: Compiled) -> list[str]:
     return parts
 
 
-def _run_section(run: RunResult) -> list[str]:
+def _run_section(run: RunSummary) -> list[str]:
     state = (
         '<span class="ok">matches the torch reference</span>'
-        if run.comparison.ok
-        else f'<span class="bad">DOES NOT match the torch reference: {_e(run.comparison.message)}</span>'
+        if run.ok
+        else f'<span class="bad">DOES NOT match the torch reference: {_e(run.problem)}</span>'
     )
     parts = [f"<h2>Run: backend {_e(run.backend)} on {_e(run.device)}</h2>", f"<p>Validation: {state}</p>"]
-    if run.profile is None:
+    profile = run.profile
+    if profile is None:
         return [*parts, '<p class="note">The eager backend runs torch op by op: no kernel list.</p>']
     head = "".join(f"<th>{_e(title)}</th>" for title, _, _ in RUN_COLUMNS)
+    rows = [kernel_row(i, k) for i, k in enumerate(profile.segment_profiles)]
     body = "".join(
-        "<tr>" + "".join(_cell(row, key, digits) for _, key, digits in RUN_COLUMNS) + "</tr>"
-        for row in run.rows
+        "<tr>" + "".join(_cell(row, key, digits) for _, key, digits in RUN_COLUMNS) + "</tr>" for row in rows
     )
-    profile = run.profile
     total = (
         f"{profile.segments} kernel launch(es); kernel time "
         f"{_number(None if profile.kernel_time_ms is None else profile.kernel_time_ms * 1e3, 1)} us; "
@@ -126,11 +150,13 @@ def _run_section(run: RunResult) -> list[str]:
 
 
 def _cell(row: dict[str, Any], key: str, digits: int | None) -> str:
-    value = row.get(key)
+    value = row[key]
     if key == "grid":
-        value = "x".join(str(g) for g in value) if row.get("launches_kernel") else "-"
+        value = "x".join(str(g) for g in value) if row["launches_kernel"] else "-"
     if digits is None:
         return f"<td>{_e(str(value))}</td>"
+    if key.endswith("_bytes"):
+        value = value / 1e6
     return f'<td class="n">{_e(_number(value, digits))}</td>'
 
 
