@@ -36,6 +36,18 @@ COMPARISON_HELP = {
     "ceiling",
     "vs hfuse": "this candidate's kernel time over hfuse's: above 1, hfuse is faster",
 }
+KERNEL_HELP = {
+    "kernel": "the generated kernel (or a segment that launches none: outputs left as views, torch ops)",
+    "launches": "CUDA kernels this segment launches per call (a split reduction launches two)",
+    "scheduler": "the kind of kernel the segmenter chose, as nvFuser names its schedulers",
+    "grid": "programs launched",
+    "warps": "warps per program",
+    "time": "the kernel's time (GPU only)",
+    "bytes": "what the kernel reads and writes, each tensor once",
+    "GB/s": "bytes over time",
+    "% of peak": "GB/s over the device's peak memory bandwidth",
+    "compile": "Triton's compile of the kernel at its first launch, or cached from an earlier one",
+}
 STAGE_HELP = (
     "The first call of a new fusion: loading the script, the passes, segmentation and code generation, "
     "loading the kernel modules, the first launches (Triton compiles each kernel then), and the check "
@@ -146,11 +158,26 @@ def show_kernels(result: RunResult) -> None:
         }
         for k in profile.segment_profiles
     ]
-    st.dataframe(rows, hide_index=True, key="run_kernels")
+    st.dataframe(
+        rows,
+        hide_index=True,
+        key="run_kernels",
+        column_config={name: st.column_config.Column(help=text) for name, text in KERNEL_HELP.items()},
+    )
     totals = st.columns(6)
     totals[0].metric("Kernels", profile.segments)
     totals[1].metric("Kernel time", _ms(profile.kernel_time_ms))
-    totals[2].metric("Bytes moved", format_bytes(profile.input_bytes + profile.output_bytes))
+    moved = sum(k.input_bytes + k.output_bytes for k in profile.segment_profiles)
+    ideal = profile.input_bytes + profile.output_bytes
+    totals[2].metric(
+        "Bytes moved",
+        format_bytes(moved),
+        delta=None if moved == ideal else f"{format_bytes(moved - ideal)} over the fusion's own",
+        delta_color="inverse",
+        help=f"What the kernels read and wrote, the rows above added. The fusion's own traffic (its inputs "
+        f"read and its outputs written once) is {format_bytes(ideal)}: more means tensors between kernels "
+        "went through memory",
+    )
     totals[3].metric(
         "Bandwidth",
         _number(profile.effective_bandwidth_gbs, " GB/s"),

@@ -510,3 +510,13 @@ def test_a_run_exports_as_json_and_as_one_html_report(service):
     assert not at.exception and not errors(at)
     labels = [b.label for b in at.download_button]
     assert labels == ["Run as JSON", "Report as HTML"]
+
+
+@pytest.mark.parametrize(("strategy", "extra"), [("naive", True), ("hfuse", False)])
+def test_bytes_moved_are_the_kernels_own_beside_the_fusions(service, strategy, extra):
+    softmax = share.encode_definition(get_example("softmax").text)
+    at = open_page(open_app(f=softmax, v="1", strategy=strategy), "app_pages/run.py")
+    at.button(key="run").click().run()
+    moved = next(m for m in at.metric if m.label == "Bytes moved")
+    # naive's kernels pass tensors between them through memory; hfuse's one kernel moves the fusion's own
+    assert ("over the fusion's own" in moved.delta) is extra
