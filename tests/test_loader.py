@@ -456,3 +456,26 @@ def test_meta_device_builds_the_same_fusion_without_data(script):
     loaded = load(script, device="meta")
     assert all(t.device.type in ("meta", "cpu") for t in loaded.inputs if isinstance(t, torch.Tensor))
     assert loaded.fusion == load(script, device="cpu").fusion
+
+
+@pytest.mark.parametrize(
+    ("line", "suggested"),
+    [
+        (
+            "    t1 = fd.ops.exq(t0)",
+            "fd.ops has no attribute exq that a definition may use (did you mean eq or exp",
+        ),
+        (
+            "    fd.add_ouptut(t0)",
+            "fd has no attribute add_ouptut that a definition may use (did you mean add_output",
+        ),
+        ("    t1 = fd.ops.cast(t0, DataType.Flaot)", "(did you mean Float"),
+    ],
+    ids=["op", "fd-method", "dtype"],
+)
+def test_a_misspelt_name_is_answered_with_the_names_it_is_close_to(line, suggested):
+    script = "from nvfuser import FusionDefinition, DataType\nwith FusionDefinition() as fd:\n"
+    script += "    t0 = fd.define_tensor(shape=[2], contiguity=True)\n" + line + "\n"
+    with pytest.raises(ParseError, match=re.escape(suggested)) as caught:
+        load(script, device="meta")
+    assert caught.value.loc.line == 4

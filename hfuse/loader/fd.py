@@ -43,6 +43,9 @@ class DataTypeNamespace(Interpreted):
     def attribute(self, name: str) -> Any:
         return DataType.__members__.get(name, MISSING)
 
+    def attribute_names(self) -> frozenset[str]:
+        return frozenset(DataType.__members__)
+
 
 class DefinitionModule(Interpreted):
     """`nvfuser`, `nvfuser_direct` or `hfuse` imported as a module."""
@@ -183,6 +186,9 @@ class Fd(Interpreted):
         member = self.user_class.attribute(name) if self.user_class is not None else MISSING
         return BoundMethod(member, self) if isinstance(member, UserFunction) else member
 
+    def attribute_names(self) -> frozenset[str]:
+        return FD_METHODS | {"ops"} | frozenset(self.fields)
+
     def set_attribute(self, name: str, value: Any) -> bool:
         """`fd.<name> = value` keeps any name but ops and the fd methods."""
         if name in ("ops", "Ops") or name in FD_METHODS or name.startswith("__"):
@@ -201,6 +207,9 @@ class FdOps(Interpreted):
         if name not in op_names():
             return MISSING
         return FdCall(self.owner, f"fd.ops.{name}", getattr(self.owner.fd.ops, name))
+
+    def attribute_names(self) -> frozenset[str]:
+        return op_names()
 
 
 class FdCall(Interpreted):

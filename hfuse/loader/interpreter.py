@@ -10,6 +10,7 @@ loader's own tables, and no attribute starting with `_` is ever read.
 from __future__ import annotations
 
 import ast
+import difflib
 import operator
 import types
 from collections.abc import Callable, Iterator
@@ -196,7 +197,9 @@ class Evaluator(Operators):
         found = self.attribute_of(base, node.attr)
         if found is MISSING:
             raise self.error(
-                node, f"{describe(base)} has no attribute {node.attr} that a definition may use; {SUPPORTED}"
+                node,
+                f"{describe(base)} has no attribute {node.attr} that a definition may use"
+                f"{did_you_mean(base, node.attr)}; {SUPPORTED}",
             )
         return found
 
@@ -457,3 +460,10 @@ _EXPRESSIONS: dict[type, Callable[[Evaluator, Any, Scope], Any]] = {
     for name, method in vars(Evaluator).items()
     if name.startswith("_eval_")
 }
+
+
+def did_you_mean(base: Any, name: str) -> str:
+    """` (did you mean eq or exp?)` for a misspelt attribute of a value whose attributes are known."""
+    names = base.attribute_names() if isinstance(base, Interpreted) else frozenset()
+    close = difflib.get_close_matches(name, sorted(names), n=3)
+    return f" (did you mean {' or '.join(close)}?)" if close else ""

@@ -66,6 +66,10 @@ class Interpreted:
         """`self.name = value`; whether the value keeps it."""
         return False
 
+    def attribute_names(self) -> frozenset[str]:
+        """The attributes it has, where they are few enough to suggest one for a misspelt name."""
+        return frozenset()
+
     def shown(self) -> str:
         """What `print` writes for it."""
         return f"<{self.label}>"
