@@ -1,11 +1,45 @@
-"""IR: the fusion as defined, and as the passes leave it (aliased outputs marked)."""
+"""IR: the fusion as defined, and as the passes leave it (aliased outputs marked); the compile step by step
+with each step's change."""
 
 import streamlit as st
 
 from hfuse.backends import HFUSE
 from hfuse.errors import HfuseError
 from hfuse.printer import print_fusion
+from hfuse.stages import compile_stages
 from ui import pipeline, state, views
+
+
+def pass_pipeline(text: str, segment: int) -> None:
+    """Every step of the compile under the page's options, its text and its change from the step before."""
+    strategy, outputs = state.option("strategy"), state.option("outputs")
+    st.subheader("Pass pipeline")
+    st.caption(
+        f"{strategy}, outputs {pipeline.OUTPUT_TITLES[outputs]}: the IR through each pass, the cut into "
+        "kernels and each kernel's source. A pass that changed nothing is marked so."
+    )
+    try:
+        stages = compile_stages(pipeline.compiled_of(text, strategy, outputs, segment))
+    except HfuseError as err:
+        views.show_error(err, text)
+        return
+    steps, shown = st.columns([1, 3], gap="medium")
+    index = steps.radio(
+        "Step",
+        range(len(stages)),
+        format_func=lambda i: f"{i + 1}. {stages[i].name}" + ("" if stages[i].changed else " (no change)"),
+        key="pipeline_step",
+    )
+    stage = stages[min(index, len(stages) - 1)]
+    text_tab, diff_tab = shown.tabs(["Text", f"Change from {stage.follows}" if stage.follows else "Change"])
+    text_tab.code(stage.text, language="python", line_numbers=True)
+    if stage.follows is None:
+        diff_tab.caption("The first step of its kind: nothing to compare with.")
+    elif not stage.diff:
+        diff_tab.caption(f"No change from {stage.follows}.")
+    else:
+        diff_tab.code(stage.diff, language="diff")
+
 
 st.header("Fusion IR")
 fusion = views.current_fusion()
@@ -38,3 +72,4 @@ if fusion is not None:
             views.show_error(err, text)
     with st.expander("The IR as text"):
         st.code(print_fusion(fusion), language="python")
+    pass_pipeline(text, segment)

@@ -520,3 +520,14 @@ def test_bytes_moved_are_the_kernels_own_beside_the_fusions(service, strategy, e
     moved = next(m for m in at.metric if m.label == "Bytes moved")
     # naive's kernels pass tensors between them through memory; hfuse's one kernel moves the fusion's own
     assert ("over the fusion's own" in moved.delta) is extra
+
+
+def test_the_ir_page_steps_through_the_compile_with_each_change():
+    at = open_page(open_app(f=share.encode_definition(get_example("softmax").text), v="1"), "app_pages/ir.py")
+    assert not at.exception and not errors(at)
+    steps = at.radio(key="pipeline_step")
+    labels = list(steps.options)  # as the page words them
+    assert labels[0] == "1. as defined" and any(label.endswith("segmentation (hfuse)") for label in labels)
+    assert labels[-1].startswith(f"{len(labels)}. kernel hfuse_")
+    steps.set_value(len(labels) - 1).run()
+    assert "@triton.jit" in at.code[-1].value

@@ -17,7 +17,7 @@ LAYERS = (
               "printer", "reference", "tolerance", "backends"}),
     ("passes", {"passes"}),
     ("segment", {"segment", "export"}),
-    ("codegen", {"codegen", "pipeline"}),
+    ("codegen", {"codegen", "pipeline", "stages"}),
     ("runtime", {"runtime"}),
     ("frontend and loader", {"frontend", "loader", "edit", "examples"}),
     ("service", {"service", "viz", "share"}),
