@@ -18,7 +18,6 @@ from hfuse.tools.report import RunSummary, report_html
 from hfuse.units import format_bytes
 from ui import pipeline, state, views
 
-REPORT = "run_report"  # ((text, strategy, outputs, segment), RunResult) of the last run that worked
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
 # What each column of the comparison measures (the benchmark's protocol, BENCHMARKS.md).
 COMPARISON_HELP = {
@@ -95,7 +94,7 @@ def run(text: str, segment: int, strategy: str, outputs: str) -> None:
         result = shared_service().run(request, on_wait=waiting)
         if result.failure is not None:
             progress.update(label="The run failed", state="error")
-            st.session_state.pop(REPORT, None)
+            st.session_state.pop(state.RUN_REPORT, None)
             views.show_error(result.failure.exception(), text)
             return
         progress.update(
@@ -103,7 +102,7 @@ def run(text: str, segment: int, strategy: str, outputs: str) -> None:
             state="complete",
             expanded=False,
         )
-    st.session_state[REPORT] = ((text, strategy, outputs, segment), result)
+    st.session_state[state.RUN_REPORT] = ((text, strategy, outputs, segment), result)
     st.session_state[RUN_TIMES] = (asked, result.started_at, result.finished_at)
 
 
@@ -302,7 +301,7 @@ if fusion is not None:
     outputs = state.option_control("outputs", controls[1])
     if controls[2].button("Run", type="primary", key="run", icon=":material/play_arrow:", width="stretch"):
         run(text, segment, strategy, outputs)
-    shown = st.session_state.get(REPORT)
+    shown = st.session_state.get(state.RUN_REPORT)
     if shown is not None and shown[0] == (text, strategy, outputs, segment):
         result = shown[1]
         show_run_log(result.waited_s)

@@ -17,8 +17,19 @@ def side_column(text: str, segment: int, side: pipeline.Side, key: str) -> None:
     counts = ", ".join(f"{n} {kind}" for kind, n in pipeline.kernel_counts(compiled).items())
     kernels = compiled.kernel_count
     st.markdown(f"**{kernels} kernel{'s' if kernels != 1 else ''}** launched (segments: {counts})")
+    run = state.last_run(text, side.strategy, side.outputs, segment)
+    measured = ()
+    if run is not None and run.profile is not None:
+        parts = viz.measured_segments(run.profile)
+        measured = tuple((group, part.share, part.text) for group, part in parts.items())
+        what = (
+            "kernel time" if run.profile.times_meaningful else "bytes moved (times mean nothing on the CPU)"
+        )
+        st.caption(
+            f"Shaded by your last run: the deeper the orange, the larger the segment's share of the {what}."
+        )
     views.diagram(
-        lambda: pipeline.segmentation_dot(text, side.strategy, side.outputs, segment),
+        lambda: pipeline.segmentation_dot(text, side.strategy, side.outputs, segment, measured),
         f"segmentation_{side.strategy}_{side.outputs}",
         key=key,
     )

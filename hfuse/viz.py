@@ -18,6 +18,7 @@ from hfuse import settings
 from hfuse.dtypes import DataType
 from hfuse.errors import LimitError
 from hfuse.ir import Expr, Fusion, Value
+from hfuse.runtime.profile_model import FusionProfile
 from hfuse.segment.model import Group, SchedulerKind, Segmentation
 from hfuse.units import format_bytes
 
@@ -229,8 +230,57 @@ def alias_views(fusion: Fusion, segmentation: Segmentation) -> dict[str, str]:
     return views
 
 
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """A segment's part of a run, drawn over its box: `share` (0 to 1) of the run's time, or of its bytes
+    where times were not measured, shades the box; `text` is added to its title."""
+
+    share: float
+    text: str
+
+
+def measured_segments(profile: FusionProfile) -> dict[int, Measured]:
+    """Each segment's share of a run: of its kernel time where times were measured, else of the bytes
+    its kernels moved (Triton's interpreter times nothing meaningful)."""
+    segments = profile.segment_profiles
+    if profile.times_meaningful and any(s.time_ms for s in segments):
+        total = sum(s.time_ms or 0.0 for s in segments)
+        return {
+            s.segment_id: Measured(
+                (s.time_ms or 0.0) / total,
+                "no kernel"
+                if s.time_ms is None
+                else f"{s.time_ms * 1e3:,.1f} us, {100 * s.time_ms / total:.0f}% of the time"
+                + (f", {s.effective_bandwidth_gbs:,.0f} GB/s" if s.effective_bandwidth_gbs else ""),
+            )
+            for s in segments
+        }
+    total_bytes = sum(s.input_bytes + s.output_bytes for s in segments if s.launches_kernel) or 1
+    return {
+        s.segment_id: Measured(
+            (s.input_bytes + s.output_bytes) / total_bytes if s.launches_kernel else 0.0,
+            f"{format_bytes(s.input_bytes + s.output_bytes)} moved, "
+            f"{100 * (s.input_bytes + s.output_bytes) / total_bytes:.0f}% of the bytes"
+            if s.launches_kernel
+            else "no kernel",
+        )
+        for s in segments
+    }
+
+
+def heat_color(share: float) -> str:
+    """From white (none of the run) to a deep orange (all of it)."""
+    share = min(max(share, 0.0), 1.0)
+    low, high = (255, 255, 255), (230, 85, 13)
+    return "#" + "".join(f"{round(a + (b - a) * share):02x}" for a, b in zip(low, high, strict=True))
+
+
 def _draw_segmentation(
-    graph: graphviz.Digraph, fusion: Fusion, segmentation: Segmentation, prefix: str
+    graph: graphviz.Digraph,
+    fusion: Fusion,
+    segmentation: Segmentation,
+    prefix: str,
+    measured: Mapping[int, Measured] | None = None,
 ) -> None:
     styles = _Styles(fusion, prefix)
     styles.tensor_nodes(graph, alias_views(fusion, segmentation))
@@ -248,9 +298,14 @@ def _draw_segmentation(
 
     for group in segmentation.groups:
         fill, border = KIND_COLORS[group.kind]
+        title = [group_title(group)]
+        if measured is not None:
+            part = measured.get(group.id, Measured(0.0, "not measured"))
+            fill = heat_color(part.share)
+            title.append(part.text)
         with graph.subgraph(name=f"cluster_{prefix}g{group.id}") as cluster:
             cluster.attr(
-                label=_label(group_title(group)),
+                label=_label(*title),
                 style="rounded,filled",
                 fillcolor=fill,
                 color=border,
@@ -302,8 +357,11 @@ def _draw_expr_and_locals(
             styles.intermediate_node(graph, name)
 
 
-def segmentation_graph(fusion: Fusion, segmentation: Segmentation) -> graphviz.Digraph:
-    """The fusion with one cluster per segment, coloured by scheduler kind.
+def segmentation_graph(
+    fusion: Fusion, segmentation: Segmentation, measured: Mapping[int, Measured] | None = None
+) -> graphviz.Digraph:
+    """The fusion with one cluster per segment, coloured by scheduler kind, or after a run by each
+    segment's share of it (`measured`, by group id; the border keeps the kind's colour).
 
     Tensors written by one kernel and read by another are drawn in red with their size, and each
     such edge is labelled B1, B2, ... in the order of `segmentation.boundaries` (their reasons are
@@ -311,7 +369,7 @@ def segmentation_graph(fusion: Fusion, segmentation: Segmentation) -> graphviz.D
     """
     _check_size(fusion)
     graph = _new_graph("segmentation")
-    _draw_segmentation(graph, fusion, segmentation, prefix="")
+    _draw_segmentation(graph, fusion, segmentation, prefix="", measured=measured)
     return graph
 
 

@@ -7,7 +7,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from hfuse import share
+from hfuse import share, viz
 from hfuse.errors import KernelError, ParseError
 from hfuse.examples import get_example
 from hfuse.loader import load
@@ -531,3 +531,16 @@ def test_the_ir_page_steps_through_the_compile_with_each_change():
     assert labels[-1].startswith(f"{len(labels)}. kernel hfuse_")
     steps.set_value(len(labels) - 1).run()
     assert "@triton.jit" in at.code[-1].value
+
+
+def test_after_a_run_the_segmentation_is_shaded_by_each_segments_share(service):
+    softmax = share.encode_definition(get_example("softmax").text)
+    at = open_page(open_app(f=softmax, v="1", strategy="naive"), "app_pages/run.py")
+    at.button(key="run").click().run()
+    assert not at.exception and not errors(at)
+    open_page(at, "app_pages/segments.py")
+    assert not at.exception
+    assert any("Shaded by your last run" in c.value for c in at.caption)
+    naive = next(source for source in graph_sources(at) if "% of the bytes" in source)
+    assert naive.count("% of the bytes") == naive.count("kernel ") >= 2  # every kernel of naive's cut
+    assert not any(fill in naive for fill, _ in viz.KIND_COLORS.values())  # shaded, not by kind

@@ -8,6 +8,7 @@ from hfuse.builder import FusionBuilder
 from hfuse.dtypes import DataType
 from hfuse.errors import LimitError
 from hfuse.ir import Op
+from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.segment.model import Boundary, Group, SchedulerKind, Segmentation
 from hfuse.units import format_bytes
 
@@ -209,3 +210,31 @@ def test_svg_render_has_the_clusters():
 def test_svg_is_none_without_dot(monkeypatch):
     monkeypatch.setattr(viz.shutil, "which", lambda name: None)
     assert viz.render_svg(viz.ir_graph(qkv_split())) is None
+
+
+def _segment(segment_id: int, time_ms: float | None, nbytes: int, kernel: bool = True) -> KernelProfile:
+    return KernelProfile(
+        f"k{segment_id}", segment_id, "pointwise", (1,), 4, time_ms, 0.0, nbytes // 2, nbytes // 2,
+        None if time_ms is None else nbytes / time_ms / 1e6, None, launches_kernel=kernel,
+    )  # fmt: skip
+
+
+def _profile(segments: tuple[KernelProfile, ...], timed: bool) -> FusionProfile:
+    return FusionProfile(
+        "naive", "cuda", 2, segments, None, 0.1, 0.0, 0, 0, None, None, None, timed, True, 0.0
+    )  # fmt: skip
+
+
+def test_a_runs_share_of_each_segment_is_its_time_on_a_gpu_and_its_bytes_in_the_interpreter():
+    segments = (
+        _segment(0, 0.03, 4_000_000),
+        _segment(1, 0.01, 4_000_000),
+        _segment(2, None, 0, kernel=False),
+    )
+    timed = viz.measured_segments(_profile(segments, timed=True))
+    assert [round(timed[i].share, 2) for i in range(3)] == [0.75, 0.25, 0.0]
+    assert timed[0].text == "30.0 us, 75% of the time, 133 GB/s" and timed[2].text == "no kernel"
+    untimed = viz.measured_segments(_profile(segments, timed=False))
+    assert [untimed[i].share for i in range(3)] == [0.5, 0.5, 0.0]
+    assert untimed[1].text == "4.0 MB moved, 50% of the bytes"
+    assert viz.heat_color(0.0) == "#ffffff" and viz.heat_color(1.0) == "#e6550d"

@@ -53,9 +53,17 @@ def ir_dot(text: str, after_passes: bool, segment: int = 0) -> str:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def segmentation_dot(text: str, strategy: str, outputs: str, segment: int = 0) -> str:
+def segmentation_dot(
+    text: str,
+    strategy: str,
+    outputs: str,
+    segment: int = 0,
+    measured: tuple[tuple[int, float, str], ...] = (),
+) -> str:
+    """The segmentation diagram; `measured` (group id, share, text) shades each segment by a run."""
     compiled = compiled_of(text, strategy, outputs, segment)
-    return viz.segmentation_graph(compiled.scheduled, compiled.segmentation).source
+    overlay = {group: viz.Measured(share, note) for group, share, note in measured} if measured else None
+    return viz.segmentation_graph(compiled.scheduled, compiled.segmentation, overlay).source
 
 
 @dataclass(frozen=True, slots=True)

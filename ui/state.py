@@ -9,12 +9,16 @@ reproduces what is on screen.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from hfuse import share
 from hfuse.backends import HFUSE, NAIVE
 from hfuse.errors import HfuseError
+
+if TYPE_CHECKING:
+    from hfuse.service.request import RunResult
 
 DEFINITION = "definition"
 EDITOR_VERSION = "editor_version"  # bumped when the text is replaced from outside the editor
@@ -24,6 +28,7 @@ OPTIONS = "options"
 PREVIOUS = "previous_definition"  # the text an example or the op builder replaced
 EDITOR_EVENT = "editor_event"  # id of the last code-editor event applied
 SEGMENT = "segment"  # index of the definition of a segments dump chosen in the editor
+RUN_REPORT = "run_report"  # ((text, strategy, outputs, segment), RunResult) of the last run that worked
 DEFAULT_EXAMPLE = "qkv_split"
 
 
@@ -232,3 +237,9 @@ def sync_url() -> None:
 
 def link_message() -> tuple[str, str] | None:
     return st.session_state.get(LINK_MESSAGE)
+
+
+def last_run(text: str, strategy: str, outputs: str, segment: int) -> RunResult | None:
+    """The session's last run that worked, where it ran this text under these options."""
+    shown = st.session_state.get(RUN_REPORT)
+    return shown[1] if shown is not None and shown[0] == (text, strategy, outputs, segment) else None
