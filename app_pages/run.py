@@ -171,7 +171,7 @@ def show_kernels(result: RunResult) -> None:
     totals[2].metric(
         "Bytes moved",
         format_bytes(moved),
-        delta=None if moved == ideal else f"{format_bytes(moved - ideal)} over the fusion's own",
+        delta=None if moved == ideal else f"{format_bytes(moved - ideal)} between kernels",
         delta_color="inverse",
         help=f"What the kernels read and wrote, the rows above added. The fusion's own traffic (its inputs "
         f"read and its outputs written once) is {format_bytes(ideal)}: more means tensors between kernels "
