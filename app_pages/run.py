@@ -116,7 +116,7 @@ def show_run_log(waited_s: float) -> None:
     )
 
 
-def show_checks(result: RunResult) -> None:
+def show_checks(result: RunResult, names: dict[str, str]) -> None:
     bad = [o for o in result.outputs if not o.ok]
     if bad:
         st.error(f"{len(bad)} of {len(result.outputs)} outputs differ from torch.")
@@ -125,7 +125,7 @@ def show_checks(result: RunResult) -> None:
     st.dataframe(
         [
             {
-                "output": o.name,
+                "output": f"{o.name} ({names[o.name]})" if o.name in names else o.name,
                 "shape": str(list(o.shape)),
                 "dtype": o.dtype,
                 "matches": o.ok,
@@ -305,7 +305,7 @@ if fusion is not None:
     if shown is not None and shown[0] == (text, strategy, outputs, segment):
         result = shown[1]
         show_run_log(result.waited_s)
-        show_checks(result)
+        show_checks(result, pipeline.script_of(text, segment).names)
         show_kernels(result)
         show_first_call(result)
         if result.comparison:

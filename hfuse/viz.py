@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import graphviz
 
@@ -93,6 +93,14 @@ class _Styles:
 
     fusion: Fusion
     prefix: str = ""
+    names: Mapping[str, str] = field(default_factory=dict)  # value -> the script's name for it
+
+    def value_lines(self, value: Value) -> list[str]:
+        """A value's label, its name followed by the script's name for it where the script gave one."""
+        lines = _value_lines(value)
+        if value.name in self.names:
+            lines[0] = lines[0].replace(value.name, f"{value.name} ({self.names[value.name]})", 1)
+        return lines
 
     def node_id(self, name: str) -> str:
         """The name itself when it is an identifier (as every IR name is); else a hash of it, since DOT
@@ -110,13 +118,13 @@ class _Styles:
         for name in self.fusion.inputs:
             graph.node(
                 self.node_id(name),
-                _label(*_value_lines(values[name]), "input"),
+                _label(*self.value_lines(values[name]), "input"),
                 shape="box",
                 style="rounded,filled",
                 fillcolor=INPUT_FILL,
             )
         for output in self.fusion.outputs:
-            lines = _value_lines(values[output.name])
+            lines = self.value_lines(values[output.name])
             style = "rounded,filled"
             if output.alias_input is not None:
                 lines.append(f"output, written into {output.alias_input}")
@@ -145,7 +153,10 @@ class _Styles:
 
     def intermediate_node(self, graph: graphviz.Digraph, name: str) -> None:
         graph.node(
-            self.node_id(name), _label(*_value_lines(self.fusion.value(name))), shape="ellipse", fontsize="10"
+            self.node_id(name),
+            _label(*self.value_lines(self.fusion.value(name))),
+            shape="ellipse",
+            fontsize="10",
         )
 
     def is_drawn(self, name: str) -> bool:
@@ -182,14 +193,17 @@ def _draw_edges(
             graph.edge(styles.expr_id(index), styles.node_id(name))
 
 
-def ir_graph(fusion: Fusion, views: Mapping[str, str] | None = None) -> graphviz.Digraph:
+def ir_graph(
+    fusion: Fusion, views: Mapping[str, str] | None = None, names: Mapping[str, str] | None = None
+) -> graphviz.Digraph:
     """The fusion as a DAG: inputs, ops with their attributes, intermediate tensors, outputs.
 
-    `views` (output name -> input name) marks outputs that alias analysis made strided views.
+    `views` (output name -> input name) marks outputs that alias analysis made strided views; `names`
+    (value name -> the script's variable) adds the names the script gave its values.
     """
     _check_size(fusion)
     graph = _new_graph("fusion")
-    styles = _Styles(fusion)
+    styles = _Styles(fusion, names=names or {})
     styles.tensor_nodes(graph, views or {})
     boundary = set(fusion.inputs) | set(fusion.output_names)
     for index, expr in enumerate(fusion.exprs):
@@ -281,8 +295,9 @@ def _draw_segmentation(
     segmentation: Segmentation,
     prefix: str,
     measured: Mapping[int, Measured] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> None:
-    styles = _Styles(fusion, prefix)
+    styles = _Styles(fusion, prefix, names or {})
     styles.tensor_nodes(graph, alias_views(fusion, segmentation))
     owner = _group_of_exprs(segmentation)
     expr_index = {expr.outputs: index for index, expr in enumerate(fusion.exprs)}
@@ -339,7 +354,7 @@ def _draw_segmentation(
         value = fusion.value(b.tensor)
         graph.node(
             styles.node_id(b.tensor),
-            _label(*_value_lines(value), f"{format_bytes(value.nbytes)} through global memory"),
+            _label(*styles.value_lines(value), f"{format_bytes(value.nbytes)} through global memory"),
             shape="box",
             style="rounded,bold",
             color=CROSSING_COLOR,
@@ -358,10 +373,14 @@ def _draw_expr_and_locals(
 
 
 def segmentation_graph(
-    fusion: Fusion, segmentation: Segmentation, measured: Mapping[int, Measured] | None = None
+    fusion: Fusion,
+    segmentation: Segmentation,
+    measured: Mapping[int, Measured] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> graphviz.Digraph:
     """The fusion with one cluster per segment, coloured by scheduler kind, or after a run by each
-    segment's share of it (`measured`, by group id; the border keeps the kind's colour).
+    segment's share of it (`measured`, by group id; the border keeps the kind's colour). `names` adds the
+    script's names of values, as in `ir_graph`.
 
     Tensors written by one kernel and read by another are drawn in red with their size, and each
     such edge is labelled B1, B2, ... in the order of `segmentation.boundaries` (their reasons are
@@ -369,7 +388,7 @@ def segmentation_graph(
     """
     _check_size(fusion)
     graph = _new_graph("segmentation")
-    _draw_segmentation(graph, fusion, segmentation, prefix="", measured=measured)
+    _draw_segmentation(graph, fusion, segmentation, prefix="", measured=measured, names=names)
     return graph
 
 

@@ -1,6 +1,7 @@
 """hfuse.load reads scripts in every style seen in the wild; each loaded fusion agrees with torch."""
 
 import re
+import textwrap
 
 import pytest
 import torch
@@ -479,3 +480,29 @@ def test_a_misspelt_name_is_answered_with_the_names_it_is_close_to(line, suggest
     with pytest.raises(ParseError, match=re.escape(suggested)) as caught:
         load(script, device="meta")
     assert caught.value.loc.line == 4
+
+
+def test_a_value_is_named_by_the_first_variable_of_the_shallowest_call_that_held_it():
+    script = load(
+        textwrap.dedent("""\
+        import torch
+        from nvfuser import FusionDefinition, DataType
+
+        def split(fd, x):
+            out = [fd.ops.slice(x, [0, i], [4, i + 2]) for i in (0, 2, 4)]
+            return out[0], out[1], out[2]
+
+        inputs = [torch.randn(4, 6, device="cuda")]
+        with FusionDefinition() as fd:
+            x = fd.from_pytorch(inputs[0])
+            q, k, v = split(fd, x)
+            for t in (q, k, v):
+                _ = fd.ops.neg(t)
+            fd.add_output(q)
+            fd.add_output(fd.ops.exp(k))
+        """),
+        device="meta",
+    )
+    named = {script.names.get(o.name) for o in script.fusion.outputs}
+    assert script.names["T0"] == "x" and named == {"q", None}  # exp(k) was never held by a variable
+    assert script.names["T2"] == "k"  # not the helper's out, nor the loop's t

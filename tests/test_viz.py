@@ -238,3 +238,14 @@ def test_a_runs_share_of_each_segment_is_its_time_on_a_gpu_and_its_bytes_in_the_
     assert [untimed[i].share for i in range(3)] == [0.5, 0.5, 0.0]
     assert untimed[1].text == "4.0 MB moved, 50% of the bytes"
     assert viz.heat_color(0.0) == "#ffffff" and viz.heat_color(1.0) == "#e6550d"
+
+
+def test_values_are_labelled_with_the_names_the_script_gave_them():
+    from hfuse import load
+    from hfuse.examples import get_example
+
+    script = load(get_example("rope").text, device="meta")
+    assert script.names["T0"] == "q" and script.names["T12"] == "q_rotated"
+    source = viz.ir_graph(script.fusion, names=script.names).source
+    assert "T0 (q)" in source and "T12 (q_rotated)" in source
+    assert "(q)" not in viz.ir_graph(script.fusion).source

@@ -44,12 +44,12 @@ def compiled_of(text: str, strategy: str, outputs: str, segment: int = 0) -> Com
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def ir_dot(text: str, after_passes: bool, segment: int = 0) -> str:
+    names = script_of(text, segment).names
     if not after_passes:
-        return viz.ir_graph(fusion_of(text, segment)).source
+        return viz.ir_graph(fusion_of(text, segment), names=names).source
     compiled = compiled_of(text, HFUSE, "views", segment)
-    return viz.ir_graph(
-        compiled.scheduled, views=viz.alias_views(compiled.scheduled, compiled.segmentation)
-    ).source
+    views = viz.alias_views(compiled.scheduled, compiled.segmentation)
+    return viz.ir_graph(compiled.scheduled, views=views, names=names).source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -63,7 +63,8 @@ def segmentation_dot(
     """The segmentation diagram; `measured` (group id, share, text) shades each segment by a run."""
     compiled = compiled_of(text, strategy, outputs, segment)
     overlay = {group: viz.Measured(share, note) for group, share, note in measured} if measured else None
-    return viz.segmentation_graph(compiled.scheduled, compiled.segmentation, overlay).source
+    names = script_of(text, segment).names
+    return viz.segmentation_graph(compiled.scheduled, compiled.segmentation, overlay, names).source
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from typing import Any
 from hfuse import settings
 from hfuse.errors import DefinitionError, ParseError
 from hfuse.frontend import FusionDefinition
-from hfuse.frontend.handles import Tensor
+from hfuse.frontend.handles import Handle, Tensor
 from hfuse.loader.budget import Budget
 from hfuse.loader.fd import (
     FD_METHODS,
@@ -85,6 +85,8 @@ class ScriptReader(Interpreter):
         self.globals = Scope({"torch": TorchNamespace(), **known}, Scope(builtin_names(self)))
         self.fd: Fd | None = None  # the script's definition object
         self.holder: LegacyFusion | None = None  # the Fusion() an old script's definition is made for
+        self.value_names: dict[str, str] = {}  # a fusion value -> the script's variable holding it
+        self._naming_depth: dict[str, int] = {}  # the call depth at which each value was named
         self.definition_node: ast.AST = ast.Pass(lineno=1, col_offset=0)
         self.lone_function: ast.FunctionDef | None = None  # the definition function run without a block
         self.recorded_ops = 0
@@ -338,6 +340,8 @@ class ScriptReader(Interpreter):
 
     def bind(self, target: ast.expr, value: Any, scope: Scope) -> None:
         super().bind(target, value, scope)
+        if isinstance(target, ast.Name) and isinstance(value, Handle) and self._records(value):
+            self._name_value(value.name, target.id)
         if isinstance(target, ast.Name):
             if is_run_value(value):
                 self.skips = self._skips_run_statement
@@ -392,6 +396,19 @@ class ScriptReader(Interpreter):
         for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 scope.names[node.id] = RUN_OUTPUT
+
+    def _name_value(self, value: str, variable: str) -> None:
+        """The first variable of the shallowest call that holds a value names it: `q` of
+        `q = rope(fd, x)` over the helper's `out`, and over a later loop's `t`."""
+        if variable in (value, "_"):
+            return
+        depth = self.budget.depth
+        if value not in self.value_names or depth < self._naming_depth[value]:
+            self.value_names[value] = variable
+            self._naming_depth[value] = depth
+
+    def _records(self, handle: Handle) -> bool:
+        return self.fd is not None and handle.fd is self.fd.fd
 
     def _runs_the_definition(self, value: Any) -> bool:
         """Whether a run call on `value` runs the definition read (not another one of the script)."""

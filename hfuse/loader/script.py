@@ -11,7 +11,7 @@ ParseError.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -37,7 +37,8 @@ class Script:
     what its print() calls wrote, in the order the loader ran them (a script's one top-level definition
     block after the rest); `segments` names the
     definitions of a segments dump or of a script of several definition blocks (empty for any other
-    script), `segment` the one loaded.
+    script), `segment` the one loaded; `names` maps a fusion value to the script's
+    variable for it (`q` for T7, the first of the shallowest call that held it), where the two differ.
     """
 
     text: str
@@ -48,6 +49,7 @@ class Script:
     printed: str = ""
     segments: tuple[str, ...] = ()
     segment: int = 0
+    names: dict[str, str] = field(default_factory=dict)  # a fusion value -> the script's variable for it
 
 
 def default_device() -> str:
@@ -91,7 +93,9 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
         raise source.placed(err, fallback) from None
     layout = formats.recognise(prepared, tree, found, reader.lone_function is not None)
     labels = tuple(s.label for s in found)
-    return Script(text, fd, real_inputs, fusion, layout, "".join(reader.printed), labels, index)
+    return Script(
+        text, fd, real_inputs, fusion, layout, "".join(reader.printed), labels, index, reader.value_names
+    )
 
 
 def _target_device(device: str | torch.device | None) -> torch.device:
