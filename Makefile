@@ -28,7 +28,8 @@ system-packages:
 
 test: $(VENV)/.installed system-packages
 	$(BIN)/ruff check hfuse tests app_pages ui app.py
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --timeout 600
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --timeout 600 -m "not alone"
+	$(BIN)/python -m pytest -q --timeout 600 -m alone
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check hfuse tests app_pages ui app.py

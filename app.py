@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import navigation, share_box, state
+from ui import navigation, share_box, state, views
 from ui.literal import literal
 
 st.set_page_config(page_title="hfuse", page_icon=":material/account_tree:", layout="wide")
@@ -21,6 +21,7 @@ pages = [
 page = st.navigation(pages, position="hidden")
 navigation.follow_click(pages, page, edited)
 navigation.render(pages, page)
+st.sidebar.caption(f"Every page shows this fusion: {literal(views.fusion_caption())}")
 message = state.link_message()
 if message is not None:
     level, text = message

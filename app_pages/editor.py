@@ -133,6 +133,11 @@ def status() -> bool:
         views.show_error(err, text)
         return False
     st.success(f"Parsed: {counts}. Kernels: {', '.join(f'{s} {n}' for s, n in kernels.items())}.")
+    st.caption(
+        f"Kernels one call launches: {NAIVE} gives each op its own kernel, {HFUSE} fuses what it can "
+        "(0 when every output can stay a view of an input). The diagram shows the cut; the IR, "
+        "Segmentation, Code and Run pages show the rest of this definition."
+    )
     return True
 
 

@@ -544,3 +544,12 @@ def test_after_a_run_the_segmentation_is_shaded_by_each_segments_share(service):
     naive = next(source for source in graph_sources(at) if "% of the bytes" in source)
     assert naive.count("% of the bytes") == naive.count("kernel ") >= 2  # every kernel of naive's cut
     assert not any(fill in naive for fill, _ in viz.KIND_COLORS.values())  # shaded, not by kind
+
+
+def test_every_page_says_which_fusion_it_shows():
+    at = open_app(f=share.encode_definition(SEED), v="1")
+    shown = [c.value for c in at.sidebar.caption if c.value.startswith("Every page shows this fusion")]
+    assert shown and "QKV split" in shown[0]
+    at = open_app(f=share.encode_definition(SEED.split("\n", 1)[1]), v="1")  # no leading comment
+    shown = [c.value for c in at.sidebar.caption if c.value.startswith("Every page shows this fusion")]
+    assert shown == ["Every page shows this fusion: 1 inputs, 9 ops, 3 outputs"]

@@ -11,6 +11,7 @@ from ui import pipeline, state
 from ui.literal import literal
 
 CONTEXT_LINES = 2
+TITLE_CHARS = 120
 
 
 def show_error(err: HfuseError, text: str) -> None:
@@ -74,3 +75,17 @@ def current_fusion():
     except HfuseError as err:
         show_error(err, text)
         return None
+
+
+def fusion_caption() -> str:
+    """Which fusion every page shows: the script's first comment line, else its size."""
+    text = state.definition()
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first.startswith("#") and first.lstrip("# "):
+        title = first.lstrip("# ")
+        return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 3] + "..."
+    try:
+        fusion = pipeline.fusion_of(text, state.segment())
+    except HfuseError:
+        return "a definition that does not load yet"
+    return f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs"

@@ -20,7 +20,7 @@ import pytest
 
 from hfuse import share
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.alone]
 
 SESSIONS = 8
 REPORT = Path(__file__).resolve().parents[2] / "artifacts" / "load" / "load_test.json"
