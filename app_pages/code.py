@@ -5,7 +5,7 @@ import streamlit as st
 from hfuse.errors import HfuseError
 from hfuse.export import segment_script
 from hfuse.viz import group_title
-from ui import pipeline, state, views
+from ui import navigation, pipeline, state, views
 from ui.literal import literal
 
 st.header("Generated code")
@@ -79,7 +79,7 @@ if fusion is not None:
                 st.button(
                     "Open this segment in the editor",
                     key="open_segment",
-                    on_click=state.replace_definition,
+                    on_click=navigation.open_editor_with,
                     args=(script,),
                     icon=":material/edit:",
                 )

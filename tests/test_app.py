@@ -553,3 +553,12 @@ def test_every_page_says_which_fusion_it_shows():
     at = open_app(f=share.encode_definition(SEED.split("\n", 1)[1]), v="1")  # no leading comment
     shown = [c.value for c in at.sidebar.caption if c.value.startswith("Every page shows this fusion")]
     assert shown == ["Every page shows this fusion: 1 inputs, 9 ops, 3 outputs"]
+
+
+def test_a_segment_opens_in_the_editor_as_a_definition_of_its_own():
+    softmax = share.encode_definition(get_example("softmax").text)
+    at = open_page(open_app(f=softmax, v="1", strategy="naive"), "app_pages/code.py")
+    exported = next(c.value for c in at.code if "FusionDefinition" in c.value)
+    at.button(key="open_segment").click().run()
+    assert not at.exception
+    assert headers(at) == ["Fusion definition"] and definition(at).strip() == exported.strip()

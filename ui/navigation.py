@@ -12,12 +12,20 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import state
+
 CLICKED = "clicked_page"  # url path of the page whose navigation button was just clicked
 PAGE = "page"  # url path of the page this browser session is on, or is being switched to
 
 
 def _click(url_path: str) -> None:
     st.session_state[CLICKED] = url_path
+
+
+def open_editor_with(text: str) -> None:
+    """A button's callback: the text goes into the editor and the Editor page (the default, at "") opens."""
+    state.replace_definition(text)
+    _click("")
 
 
 def button_key(page: st.Page) -> str:
