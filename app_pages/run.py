@@ -255,7 +255,7 @@ def show_comparison(result: RunResult) -> None:
 def show_exports(text: str, segment: int, strategy: str, outputs: str, result: RunResult) -> None:
     """The run as JSON, and the fusion with this run as one HTML file to attach to an issue."""
     problem = next((o.message for o in result.outputs if not o.ok), "")
-    summary = RunSummary(strategy, device_name(), result.profile, result.ok, problem)
+    summary = RunSummary(strategy, device_name(), result.profile, result.ok, problem, result.comparison)
     compiled = {s: pipeline.compiled_of(text, s, outputs, segment) for s in STRATEGIES}
     report = report_html(pipeline.script_of(text, segment), compiled, outputs == "views", summary)
     left, right, _ = st.columns([1, 1, 2])

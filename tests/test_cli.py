@@ -287,3 +287,21 @@ def test_report_without_a_run_reads_shapes_only(capsys, tmp_path):
     code, page = _report(capsys, tmp_path, "--no-run")
     assert code == 0
     assert "Run:" not in page and "Segmentation: hfuse (fused), 0 kernel launch(es)" in page
+
+
+def test_a_report_holds_the_comparison_measured_beside_the_run():
+    from hfuse import load
+    from hfuse.service.measure import Timing
+    from hfuse.tools.report import RunSummary, compile_strategies, report_html
+
+    script = load(ADD.text, device="meta")
+    timings = (
+        Timing("hfuse", 1, 20.0, (19.5, 20.0, 21.0), 15.0, 30.0, 24_000),
+        Timing("eager", 3, 60.0, (58.0, 60.0, 64.0), 27.0, 150.0, 24_000),
+        Timing("clone", 0, 18.0, (18.0, 18.0, 18.0), 14.0, 14.5, 24_000),
+    )
+    run = RunSummary("hfuse", "NVIDIA H200", None, True, "", timings)
+    page = report_html(script, compile_strategies(script, True), True, run)
+    assert "Beside torch, measured in one run" in page
+    assert '<td class="n">eager</td><td class="n">3</td><td class="n">60.0</td>' in page
+    assert '<td class="n">58.0 - 64.0</td>' in page and '<td class="n">90.0</td>' in page  # 18 / 20 of clone

@@ -19,6 +19,7 @@ from hfuse.pipeline import Compiled, compile_fusion
 from hfuse.printer import print_fusion
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.segment.report import format_segmentation
+from hfuse.service.measure import CLONE, Timing
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 80rem; padding: 0 1rem; }
@@ -36,6 +37,9 @@ th { background: #f0f0f0; } td.n { text-align: right; font-variant-numeric: tabu
 }
 """
 # (title, key of a kernel row, digits): the run table's columns
+COMPARISON_COLUMNS = (
+    "candidate", "kernels", "kernel us", "spread us", "device us", "host per call us", "GB/s", "% of clone",
+)  # fmt: skip
 RUN_COLUMNS = (
     ("#", "index", None),
     ("kernel", "name", None),
@@ -60,6 +64,7 @@ class RunSummary:
     profile: FusionProfile | None
     ok: bool
     problem: str = ""
+    comparison: tuple[Timing, ...] = ()  # the run beside its baselines, measured in one run (GPU only)
 
 
 def kernel_row(index: int, kernel: KernelProfile) -> dict[str, Any]:
@@ -132,7 +137,8 @@ def _run_section(run: RunSummary) -> list[str]:
     parts = [f"<h2>Run: backend {_e(run.backend)} on {_e(run.device)}</h2>", f"<p>Validation: {state}</p>"]
     profile = run.profile
     if profile is None:
-        return [*parts, '<p class="note">The eager backend runs torch op by op: no kernel list.</p>']
+        note = '<p class="note">The eager backend runs torch op by op: no kernel list.</p>'
+        return [*parts, note, *_comparison(run.comparison)]
     head = "".join(f"<th>{_e(title)}</th>" for title, _, _ in RUN_COLUMNS)
     rows = [kernel_row(i, k) for i, k in enumerate(profile.segment_profiles)]
     body = "".join(
@@ -146,7 +152,35 @@ def _run_section(run: RunSummary) -> list[str]:
     parts += [f"<table><tr>{head}</tr>{body}</table>", f"<p>{_e(total)}</p>"]
     if not profile.times_meaningful:
         parts.append('<p class="note">Times are not meaningful in Triton\'s interpreter (no GPU).</p>')
-    return parts
+    return parts + _comparison(run.comparison)
+
+
+def _comparison(timings: tuple[Timing, ...]) -> list[str]:
+    """The candidates timed side by side: kernel time (median of rounds, with the spread), device time,
+    host time per call, bandwidth and the share of a same-bytes clone."""
+    if not timings:
+        return []
+    clone = next((t.kernel_us for t in timings if t.candidate == CLONE), None)
+    head = "".join(f"<th>{title}</th>" for title in COMPARISON_COLUMNS)
+    rows = []
+    for t in timings:
+        cells = [
+            _e(t.candidate),
+            str(t.kernels),
+            f"{t.kernel_us:,.1f}",
+            f"{min(t.rounds_us):,.1f} - {max(t.rounds_us):,.1f}",
+            f"{t.device_us:,.1f}",
+            f"{t.e2e_us:,.1f}",
+            _number(t.gbs, 0),
+            _number(100 * clone / t.kernel_us if clone and t.kernel_us else None, 1),
+        ]
+        rows.append("<tr>" + "".join(f'<td class="n">{c}</td>' for c in cells) + "</tr>")
+    return [
+        "<h3>Beside torch, measured in one run</h3>",
+        f"<table><tr>{head}</tr>{''.join(rows)}</table>",
+        '<p class="note">Kernel time: median of interleaved rounds, L2 flushed; device time: the kernels\' '
+        "durations from torch.profiler; host per call: back-to-back calls.</p>",
+    ]
 
 
 def _cell(row: dict[str, Any], key: str, digits: int | None) -> str:
