@@ -36,7 +36,9 @@ def scalar_tensor(value: Any, dtype: DataType, device: torch.device) -> Tensor:
     """A number (or a one-element tensor) as a 0-dim tensor of `dtype`."""
     if isinstance(value, Tensor):
         value = value.item()
-    return torch.tensor(value, device=device).to(dtype.torch)
+    # a Python float is a double: through float32 (torch's default) 1e300 would become inf
+    held = torch.float64 if isinstance(value, float) else None
+    return torch.tensor(value, dtype=held, device=device).to(dtype.torch)
 
 
 class TorchOperands(enum.Enum):
