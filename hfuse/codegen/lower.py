@@ -129,8 +129,17 @@ class Lowering:
             offset = f"{spread} * 0" if offset == "0" else f"{offset} + {spread} * 0"
         mask = self.mask_text(index.mask) if self.body.deps_of(offset) else None
         address = f"{pointer(name)} + {offset}" if offset != "0" else pointer(name)
+        mask = self._block_mask(mask, offset)
         line = f"tl.store({address}, {text}" + (f", mask={mask})" if mask else ")")
         self.body.statement(line, self.body.scope_for(self.body.deps_of(line)))
+
+    def _block_mask(self, mask: str | None, offset: str) -> str | None:
+        """A mask that is one value for the whole program (a piece of a cat chosen by the program id) as
+        a block of the offset's shape: Triton's interpreter takes no scalar mask on a block access, nor a
+        broadcast one."""
+        if mask is None or self.body.deps_of(mask):
+            return mask
+        return f"(({offset}) * 0 + {mask}.to(tl.int32) != 0)"
 
     def assign(self, text: str, hint: str, comment: str | None = None) -> str:
         return self.body.assign(text, hint, comment)
@@ -183,7 +192,7 @@ class Lowering:
             raise KernelError(f"{value.name} is a scalar computed outside this kernel and not passed to it")
         offset = self.offset(value, index.dims)
         address = f"{pointer(value.name)} + {offset}" if offset != "0" else pointer(value.name)
-        mask = self.mask_text(index.mask) if self.body.deps_of(offset) else None
+        mask = self._block_mask(self.mask_text(index.mask) if self.body.deps_of(offset) else None, offset)
         text = f"tl.load({address}, mask={mask}, other=0)" if mask else f"tl.load({address})"
         if value.dtype.is_reduced_float:
             text += ".to(tl.float32)"
@@ -287,6 +296,8 @@ class Lowering:
             return f"({text} != 0)"
         if target is DataType.Int32 and value.dtype is not DataType.Int32:  # an Int argument wraps
             return f"tl.cast({text}, tl.int32)"
+        if value.dtype is DataType.Bool and target is not DataType.Bool:  # int1 mixes with no other type
+            return f"tl.cast({text}, {compute_type(target)})"
         return text
 
     def _cast(self, expr: Expr, index: Index) -> str:

@@ -183,7 +183,10 @@ def _lgamma(x):
     # reflection: lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x)
     s = tl.abs(tl.sin(3.141592653589793 * (x - tl.floor(x))))
     r = tl.where(reflect, 1.1447298858494002 - tl.log(s) - r, r)
-    return tl.where(tl.abs(x) == float("inf"), float("inf"), r)
+    # near 0, lgamma(x) = -log|x| - gamma x + O(x^2): the reflection loses it to rounding
+    r = tl.where(tl.abs(x) < 1.0e-6, -tl.log(tl.abs(x)) - 0.5772156649015329 * x, r)
+    # the poles (0 and the negative integers, every float below -2**52) and both infinities give inf
+    return tl.where((tl.abs(x) == float("inf")) | (reflect & (x == tl.floor(x))), float("inf"), r)
 """,
         ("_lgamma_positive",),
     ),
@@ -268,7 +271,8 @@ def _nextafter64(a, b):
         """
 def _lerp(start, end, weight):
     diff = end - start
-    return tl.where(weight < 0.5, start + weight * diff, end - diff * (1.0 - weight))
+    # as torch: from the nearer end, where |weight| < 0.5 (a negative weight too)
+    return tl.where(tl.abs(weight) < 0.5, start + weight * diff, end - diff * (1.0 - weight))
 """,
         (),
     ),
