@@ -84,6 +84,10 @@ CASES = {
     "remainder(int64, True)": _with_scalar(Op.REMAINDER, I64, [7, -7, 0], True, BOOL),
     "pow(int64, negative int64)": _binary(Op.POW, (I64, [2, 1, -1, -1, 5, 3]), (I64, [-1, -5, -3, -2, 0, 2])),
     "pow(-1, +-inf) is 1": _binary(Op.POW, (F32, [-1.0, -1.0, 2.0]), (F32, [INF, -INF, INF])),
+    "pow of -inf and -0.0": _binary(
+        Op.POW, (F64, [-INF, -INF, -0.0, -0.0, -0.0, 3.4e38]), (F64, [0.5, -0.5, -3.0, -2.0, 0.5, 1.0])
+    ),
+    "pow(tensor, -0.0) is 1": _with_scalar(Op.POW, F32, [NAN, INF, -INF, 0.0, 2.0], -0.0, F64),
     "atan2 of signed zeros": _binary(
         Op.ATAN2, (F64, [-0.0, -0.0, 0.0, 0.0, -0.0, 1.0]), (F64, [-0.0, 0.0, -0.0, 0.0, -1.0, -0.0])
     ),

@@ -36,12 +36,6 @@ _OVERFLOWING_MEAN = (
     "update does not); and torch's Welford mean of a row with one infinity is NaN, the kernel's inf"
 )
 OPEN = {
-    "pow-Double": "pow(-inf, 0.5) is NaN (IEEE: inf) and pow(-0.0, -3) is inf (IEEE: -inf)",
-    "pow-Float": "pow(-inf, 0.5) is NaN (IEEE: inf) and pow(-0.0, -3) is inf (IEEE: -inf)",
-    "pow-Half": "pow(-inf, 0.5) is NaN (IEEE: inf) and pow(-0.0, -3) is inf (IEEE: -inf)",
-    "pow-BFloat16": "pow(-inf, 0.5) is NaN (IEEE: inf) and pow(-0.0, -3) is inf (IEEE: -inf)",
-    "pow-Int": "pow(-0.0, int tensor) of a negative odd exponent is inf (torch: -inf)",
-    "pow-Int32": "pow(-0.0, int tensor) of a negative odd exponent is inf (torch: -inf)",
     "nextafter-Half": "nextafter is generated for Float and Double only (UnsupportedError)",
     "nextafter-BFloat16": "nextafter is generated for Float and Double only (UnsupportedError)",
     **{

@@ -100,7 +100,7 @@ def common_tensor_type(dtypes: Sequence[DataType]) -> DataType:
 def power_by_constant(base: str, exponent: float) -> str | None:
     """`base ** exponent` for the exponents that have an exact short form, else None."""
     forms = {
-        0.0: f"({base} * 0 + 1)",
+        0.0: f"tl.where(False, {base}, 1.0)",  # 1 for every base, NaN and inf included
         1.0: base,
         2.0: f"({base} * {base})",
         3.0: f"({base} * {base} * {base})",

@@ -196,8 +196,11 @@ def _pow(a, b):
     magnitude = tl.exp2(b * tl.log2(tl.abs(a)))
     whole = tl.floor(b) == b
     odd = whole & ((b - 2.0 * tl.floor(b * 0.5)) == 1.0)
-    r = tl.where((a < 0) & odd, -magnitude, magnitude)
-    r = tl.where((a < 0) & (whole == 0), float("nan"), r)
+    # the sign of -0.0 counts; a negative base to a fractional power is NaN, but -inf's is +inf or +0
+    negative = (a < 0) | ((a == 0) & (1.0 / a < 0))
+    r = tl.where(negative & odd, -magnitude, magnitude)
+    r = tl.where((a < 0) & (a != float("-inf")) & (whole == 0), float("nan"), r)
+    r = tl.where(b == 1, a, r)  # exp2(log2(x)) rounds the largest values up to inf
     # as IEEE pow: (-1) ** +-inf is 1
     return tl.where((b == 0) | (a == 1) | ((a == -1) & (tl.abs(b) == float("inf"))), 1.0, r)
 """,
