@@ -59,7 +59,6 @@ OPEN = {
     "threshold-Int": "threshold of an integer tensor by a NaN or infinite Double threshold or value",
     "threshold-Int32": "threshold of an integer tensor by a NaN or infinite Double threshold or value",
     "threshold-Bool": "threshold of a Bool tensor by Double thresholds compares as Bool",
-    "addcmul-Bool": "addcmul of Bool tensors adds as 1-bit integers (torch: or)",
     **{f"{op}-{dtype}": _OVERFLOWING_MEAN for op in ("var", "var_mean") for dtype in ("Double", "Float",
                                                                                       "BFloat16")},
     "var_mean-Half": _OVERFLOWING_MEAN,

@@ -21,6 +21,7 @@ from hfuse.ops.emitters import (
     Policy,
     abs_,
     add,
+    addcmul,
     bitwise_not,
     clamp,
     div,
@@ -259,5 +260,5 @@ TERNARY = [
         T("tl.where({0} <= {1}, {2}, {0})"),
         typed_by=(0,),
     ),
-    ternary(Op.ADDCMUL, 4, lambda x, t1, t2, v: x + v * (t1 * t2), T("({0} + {3} * ({1} * {2}))")),
+    ternary(Op.ADDCMUL, 4, lambda x, t1, t2, v: x + v * (t1 * t2), addcmul),
 ]

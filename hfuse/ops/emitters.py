@@ -114,6 +114,13 @@ def add(a: Sequence[str], t: Types) -> str:
     return f"({a[0]} | {a[1]})" if t.out is DataType.Bool else f"({a[0]} + {a[1]})"
 
 
+def addcmul(a: Sequence[str], t: Types) -> str:
+    """x + v * (t1 * t2); of Bool operands, or and and, as torch computes bool arithmetic."""
+    if t.out is DataType.Bool:
+        return f"({a[0]} | ({a[3]} & ({a[1]} & {a[2]})))"
+    return f"({a[0]} + {a[3]} * ({a[1]} * {a[2]}))"
+
+
 def div(a: Sequence[str], t: Types) -> str:
     return f"({a[0]} / {a[1]})" if t.out.is_float else f"({a[0]} // {a[1]})"
 
