@@ -120,3 +120,19 @@ def test_whole_group_of_the_seed_matches_its_horizontal_form():
     flat = generate(whole_group(fusion, SchedulerKind.POINTWISE), fusion)
     split = generate(_branches_of(fusion, [SchedulerKind.POINTWISE] * 3), fusion)
     assert flat.args == split.args == ("T0", "T3", "T6", "T9")
+
+
+def test_a_cat_piece_chosen_by_the_program_id_loads_under_a_block_mask():
+    # exp of [1] beside a cat of a transposed [1, 2, 2, 1]: each program of the cat loads one piece under a
+    # mask that is one value for the whole program, which Triton's interpreter refuses unless it is a block
+    b = FusionBuilder()
+    t0 = b.define_tensor((1,), DataType.Float)
+    t1 = b.define_tensor((1, 2, 2, 1), DataType.Float, strides=(4, 1, 2, 1))
+    (e,) = b.add(Op.EXP, [t0])
+    (c,) = b.add(Op.CAT, [t1, t1], {"dim": 0})
+    b.add_output(e)
+    b.add_output(c)
+    fusion = b.build()
+    (group,) = segment(fusion).groups
+    assert group.kind is SchedulerKind.HORIZONTAL
+    check(fusion, [group])

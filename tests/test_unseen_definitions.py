@@ -30,23 +30,11 @@ INTERPRETER_BUDGET = 200_000
 
 # file stem -> why its interpreter run fails today although it loads: strict xfails, each a bug to fix
 RUN_FAILURES = {
-    "causal_mask_iota_bf16_lowest": (
-        "KernelError: the bf16 fill value -3.38953e38 of the where is emitted as a Python float with .to() "
-        "('float' object has no attribute 'to')"
-    ),
-    "welford_var_from_m2": (
-        "KernelError: the welford count is emitted as the literal `2.to(tl.float32)`, a SyntaxError in the "
-        "generated module"
-    ),
     "complex_rsqrt": "UnsupportedError: ComplexFloat has no Triton kernel support",
     "sum_complex64": "UnsupportedError: ComplexFloat has no Triton kernel support",
     "real_imag_methods": "UnsupportedError: ComplexFloat has no Triton kernel support",
     "complex_constant_mul": "UnsupportedError: the complex constant (3+0.5j): kernels hold real numbers only",
     "where_scalar_dtypes": "UnsupportedError: the complex constant (3+0j): kernels hold real numbers only",
-    "nextafter_all_pairs": (
-        "KernelError: nextafter of scalar operands emits `.to()` on a Python float ('float' object has no "
-        "attribute 'to')"
-    ),
     "int64_div_truediv": (
         "DefinitionError: the script's make_tensor int64 divisors include 0, and torch raises "
         "ZeroDivisionError on the CPU"

@@ -8,6 +8,7 @@ down), other types as themselves. How each elementwise op is written is its emit
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from hfuse.dtypes import DataType
@@ -62,16 +63,26 @@ def convert(expr: str, source: DataType, target: DataType) -> str:
     to = compute_type(target)
     if target.is_reduced_float:
         if compute_type(source) != to:  # ints, bools and doubles round through fp32, as torch does
-            expr = f"{expr}.to({to})"
-        return f"{round_down(expr, target)}.to({to})"
-    return expr if compute_type(source) == to else f"{expr}.to({to})"
+            expr = to_type(expr, to)
+        return to_type(round_down(expr, target), to)
+    return expr if compute_type(source) == to else to_type(expr, to)
 
 
 def round_down(expr: str, target: DataType) -> str:
     """A value of a reduced float type, from its fp32 compute value (rounded to nearest even)."""
+    if _NUMBER.fullmatch(expr):  # a constant operand: a block value for the rounding to work on
+        expr = f"tl.cast({expr}, tl.float32)"
     if target is DataType.BFloat16:
         return f"_to_bfloat16({expr})"
-    return f"{expr}.to({storage_type(target)})"
+    return to_type(expr, storage_type(target))
+
+
+_NUMBER = re.compile(r'\(?-?(\d+\.?\d*(e[-+]?\d+)?|float\("-?(inf|nan)"\)|True|False)\)?')
+
+
+def to_type(expr: str, triton_type: str) -> str:
+    """`expr` converted to `triton_type`: a Python number (a constant operand) has no `.to`."""
+    return f"tl.cast({expr}, {triton_type})" if _NUMBER.fullmatch(expr) else f"{expr}.to({triton_type})"
 
 
 def common_tensor_type(dtypes: Sequence[DataType]) -> DataType:
@@ -89,7 +100,7 @@ def common_tensor_type(dtypes: Sequence[DataType]) -> DataType:
 def power_by_constant(base: str, exponent: float) -> str | None:
     """`base ** exponent` for the exponents that have an exact short form, else None."""
     forms = {
-        0.0: f"({base} * 0 + 1)",
+        0.0: f"tl.where(False, {base}, 1.0)",  # 1 for every base, NaN and inf included
         1.0: base,
         2.0: f"({base} * {base})",
         3.0: f"({base} * {base} * {base})",

@@ -12,6 +12,7 @@ Each (value, index) is lowered once per scope.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -26,6 +27,7 @@ from hfuse.codegen.emit import (
     literal,
     power_by_constant,
     round_down,
+    to_type,
 )
 from hfuse.codegen.indexing import SourceText, is_literal, is_plain, term
 from hfuse.codegen.rng import lower_random
@@ -89,6 +91,7 @@ class Lowering:
         if found is not None:
             return found
         if name in self.producers and name not in self.loads:
+            self._lower_operands_first(name, index)
             expr = self.producers[name]
             results = self._lower(expr, name, index)
             valid = frozenset() if op_def(expr.op).reduces else index.mask
@@ -126,8 +129,17 @@ class Lowering:
             offset = f"{spread} * 0" if offset == "0" else f"{offset} + {spread} * 0"
         mask = self.mask_text(index.mask) if self.body.deps_of(offset) else None
         address = f"{pointer(name)} + {offset}" if offset != "0" else pointer(name)
+        mask = self._block_mask(mask, offset)
         line = f"tl.store({address}, {text}" + (f", mask={mask})" if mask else ")")
         self.body.statement(line, self.body.scope_for(self.body.deps_of(line)))
+
+    def _block_mask(self, mask: str | None, offset: str) -> str | None:
+        """A mask that is one value for the whole program (a piece of a cat chosen by the program id) as
+        a block of the offset's shape: Triton's interpreter takes no scalar mask on a block access, nor a
+        broadcast one."""
+        if mask is None or self.body.deps_of(mask):
+            return mask
+        return f"(({offset}) * 0 + {mask}.to(tl.int32) != 0)"
 
     def assign(self, text: str, hint: str, comment: str | None = None) -> str:
         return self.body.assign(text, hint, comment)
@@ -144,13 +156,43 @@ class Lowering:
         scope = self.body.scope_for(self.body.deps_of(text) | self.body.deps_of(" ".join(dims)))
         scope.memo.setdefault((name, dims), []).append((valid, text))
 
+    def _lower_operands_first(self, name: str, index: Index) -> None:
+        """Lowers the chain of elementwise ops that `name` is computed from, deepest first (an iterative
+        post-order), so that a long chain does not recurse once per op."""
+        order: list[tuple[str, Index]] = []
+        done: set[tuple[str, Index]] = set()
+        stack: list[tuple[str, Index, bool]] = [(name, index, False)]
+        while stack:
+            at_name, at, operands_done = stack.pop()
+            if operands_done:
+                order.append((at_name, at))
+                continue
+            if (at_name, at) in done:
+                continue
+            done.add((at_name, at))
+            stack.append((at_name, at, True))
+            for operand, operand_at in self._elementwise_operands(at_name, at):
+                if (operand, operand_at) not in done and self._recall(operand, operand_at) is None:
+                    stack.append((operand, operand_at, False))
+        for at_name, at in order[:-1]:  # the last is `name` itself
+            self.value(at_name, at)
+
+    def _elementwise_operands(self, name: str, index: Index) -> list[tuple[str, Index]]:
+        """The tensor operands of `name` and where it reads them, when `name` is an elementwise op here."""
+        expr = self.producers.get(name)
+        if expr is None or name in self.loads or op_def(expr.op).emitter is None:
+            return []
+        shape = self.values[name].shape
+        operands = [self.values[k] for k in expr.inputs]
+        return [(v.name, self._broadcast_index(v, index, shape)) for v in operands if v.is_tensor]
+
     # ---- loads -----------------------------------------------------------------------------
     def _load(self, value: Value, index: Index) -> str:
         if not value.is_tensor:
             raise KernelError(f"{value.name} is a scalar computed outside this kernel and not passed to it")
         offset = self.offset(value, index.dims)
         address = f"{pointer(value.name)} + {offset}" if offset != "0" else pointer(value.name)
-        mask = self.mask_text(index.mask) if self.body.deps_of(offset) else None
+        mask = self._block_mask(self.mask_text(index.mask) if self.body.deps_of(offset) else None, offset)
         text = f"tl.load({address}, mask={mask}, other=0)" if mask else f"tl.load({address})"
         if value.dtype.is_reduced_float:
             text += ".to(tl.float32)"
@@ -222,7 +264,9 @@ class Lowering:
             targets = [out.dtype] * len(operands)
         elif policy is Policy.PROMOTE:
             targets = (
-                [common_tensor_type(tensors)] * len(operands) if tensors else [v.dtype for v in operands]
+                [_with_scalars(common_tensor_type(tensors), operands)] * len(operands)
+                if tensors
+                else [v.dtype for v in operands]
             )
         elif policy is Policy.WHERE:
             targets = [operands[0].dtype] + [out.dtype] * (len(operands) - 1)
@@ -233,16 +277,27 @@ class Lowering:
             for text, v, target in zip(texts, operands, targets, strict=True)
         ]
         text = emit(texts, Types(out.dtype, tuple(targets)))
+        blocks = [t for t, v in zip(texts, operands, strict=True) if v.is_tensor]
+        if _HELPER_CALL.search(text) and blocks and not all(v.is_tensor for v in operands):
+            typed = zip(texts, operands, targets, strict=True)
+            texts = [_as_block(t, v, target, blocks[0]) for t, v, target in typed]
+            text = emit(texts, Types(out.dtype, tuple(targets)))
         if policy in (Policy.PROMOTE, Policy.KEEP) and out.dtype is not DataType.Bool:
-            text = f"{text}.to({compute_type(out.dtype)})"
+            text = to_type(text, compute_type(out.dtype))
         return self.assign(_in_own_type(text, out.dtype), out.name.lower(), describe(expr))
 
     def _scalar_as(self, value: Value, text: str, target: DataType) -> str:
         """A scalar operand: constants stay Python literals (weakly typed), arguments convert when needed."""
         if value.const is not None:
-            return literal(_python_cast(value.const, target)) if target is DataType.Bool else text
+            if target is DataType.Bool or target.is_int or isinstance(value.const, bool):
+                return literal(_python_cast(value.const, target))
+            return text
         if target is DataType.Bool and value.dtype is not DataType.Bool:
             return f"({text} != 0)"
+        if target is DataType.Int32 and value.dtype is not DataType.Int32:  # an Int argument wraps
+            return f"tl.cast({text}, tl.int32)"
+        if value.dtype is DataType.Bool and target is not DataType.Bool:  # int1 mixes with no other type
+            return f"tl.cast({text}, {compute_type(target)})"
         return text
 
     def _cast(self, expr: Expr, index: Index) -> str:
@@ -347,17 +402,42 @@ class Lowering:
         return self._through(expr, index, dims)
 
 
+_HELPER_CALL = re.compile(r"(?<![.\w])_[a-z0-9_]+\(")
+
+
+def _as_block(text: str, value: Value, target: DataType, block: str) -> str:
+    """A scalar operand of a math helper as a block of the shape of `block`: a helper reads bits and the
+    signs of zeros, which a Python number does not have, and the interpreter mishandles 0-d blocks."""
+    if value.is_tensor or target is DataType.Bool:
+        return text
+    return f"tl.full({block}.shape, {text}, {compute_type(target)})"
+
+
 def _in_own_type(text: str, dtype: DataType) -> str:
     """A result of a 16-bit or 8-bit float type, computed in fp32, rounded to its type (as torch rounds
     every op's result), so that a consumer of another type reads the value torch would."""
-    return f"{round_down(text, dtype)}.to(tl.float32)" if dtype.is_reduced_float else text
+    return to_type(round_down(text, dtype), "tl.float32") if dtype.is_reduced_float else text
+
+
+def _with_scalars(common: DataType, operands: Sequence[Value]) -> DataType:
+    """The tensors' common type, raised as torch raises it for a scalar of a higher category
+    (bool < int < float): a Bool tensor compared with -7 compares integers, an Int32 one with 0.5 doubles
+    (the reference's scalars are 0-dim tensors of their own type)."""
+    scalars = [v.dtype for v in operands if v.is_scalar]
+    if not common.is_float and any(d.is_float for d in scalars):
+        return DataType.Double if DataType.Double in scalars else DataType.Float
+    if common is DataType.Bool and any(d.is_int for d in scalars):
+        return DataType.Int
+    return common
 
 
 def _python_cast(value: bool | int | float, dtype: DataType) -> bool | int | float:
     if dtype is DataType.Bool:
         return bool(value)
-    if dtype.is_int:
-        return int(value)
+    if dtype.is_int:  # an integer out of the type's range wraps, as torch converts it
+        bits = 32 if dtype is DataType.Int32 else 64
+        whole = int(value) if math.isfinite(value) else 0
+        return (whole + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
     if dtype.is_reduced_float:  # the constant as torch holds it in that type
         return torch.tensor(float(value)).to(dtype.torch).item()
     if dtype.is_float:

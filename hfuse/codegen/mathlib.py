@@ -49,8 +49,11 @@ def _expm1(x):
     "_sinh": (
         """
 def _sinh(x):
-    u = _expm1(x)
-    return 0.5 * (u + u / (u + 1.0))
+    ax = tl.abs(x)
+    u = _expm1(ax)
+    r = tl.where(u == float("inf"), u, 0.5 * (u + u / (u + 1.0)))
+    # odd: the sign of x (of -0.0 too), NaN as it is
+    return tl.where(ax == 0, x, tl.where(x < 0, -r, r))
 """,
         ("_expm1",),
     ),
@@ -59,6 +62,15 @@ def _sinh(x):
 def _cosh(x):
     u = tl.exp(tl.abs(x))
     return 0.5 * (u + 1.0 / u)
+""",
+        (),
+    ),
+    "_acosh": (
+        """
+def _acosh(x):
+    # log(2x) where x * x overflows; NaN below 1 (an infinite x * x would give inf)
+    r = tl.where(x > 1.0e18, tl.log(x) + 0.6931471805599453, tl.log(x + tl.sqrt(x * x - 1.0)))
+    return tl.where(x < 1.0, float("nan"), r)
 """,
         (),
     ),
@@ -91,10 +103,16 @@ def _atan(x):
     "_atan2": (
         """
 def _atan2(y, x):
-    r = _atan(y / x)
-    r = tl.where(x < 0, tl.where(y < 0, r - 3.141592653589793, r + 3.141592653589793), r)
-    on_axis = tl.where(y > 0, 1.5707963267948966, tl.where(y < 0, -1.5707963267948966, 0.0 * y))
-    return tl.where(x == 0, on_axis, r)
+    # as IEEE atan2: the signs of zeros pick the half-plane (atan2(-0.0, -0.0) = -pi), two infinities
+    # give odd multiples of pi / 4
+    y_negative = (y < 0) | ((y == 0) & (1.0 / y < 0))
+    x_negative = (x < 0) | ((x == 0) & (1.0 / x < 0))
+    infinite = (tl.abs(y) == float("inf")) & (tl.abs(x) == float("inf"))
+    r = _atan(tl.where(infinite, tl.where(y_negative == x_negative, 1.0, -1.0), y / x))
+    r = tl.where(x_negative, tl.where(y_negative, r - 3.141592653589793, r + 3.141592653589793), r)
+    on_y_axis = tl.where(y > 0, 1.5707963267948966, tl.where(y < 0, -1.5707963267948966, 0.0 * y))
+    at_origin = tl.where(x_negative, tl.where(y_negative, -3.141592653589793, 3.141592653589793), on_y_axis)
+    return tl.where(x == 0, tl.where(y == 0, at_origin, on_y_axis), r)
 """,
         ("_atan",),
     ),
@@ -134,7 +152,9 @@ def _erfinv(x):
     p2 = 0.00943887047 + p2 * wl
     p2 = 1.00167406 + p2 * wl
     p2 = 2.83297682 + p2 * wl
-    return tl.where(w < 5.0, p1, p2) * x
+    r = tl.where(w < 5.0, p1, p2) * x
+    # the series goes to nan at |x| = 1, where erfinv is +-inf
+    return tl.where(tl.abs(x) == 1.0, x * float("inf"), r)
 """,
         (),
     ),
@@ -162,7 +182,11 @@ def _lgamma(x):
     r = _lgamma_positive(tl.where(reflect, 1.0 - x, x))
     # reflection: lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x)
     s = tl.abs(tl.sin(3.141592653589793 * (x - tl.floor(x))))
-    return tl.where(reflect, 1.1447298858494002 - tl.log(s) - r, r)
+    r = tl.where(reflect, 1.1447298858494002 - tl.log(s) - r, r)
+    # near 0, lgamma(x) = -log|x| - gamma x + O(x^2): the reflection loses it to rounding
+    r = tl.where(tl.abs(x) < 1.0e-6, -tl.log(tl.abs(x)) - 0.5772156649015329 * x, r)
+    # the poles (0 and the negative integers, every float below -2**52) and both infinities give inf
+    return tl.where((tl.abs(x) == float("inf")) | (reflect & (x == tl.floor(x))), float("inf"), r)
 """,
         ("_lgamma_positive",),
     ),
@@ -172,9 +196,13 @@ def _pow(a, b):
     magnitude = tl.exp2(b * tl.log2(tl.abs(a)))
     whole = tl.floor(b) == b
     odd = whole & ((b - 2.0 * tl.floor(b * 0.5)) == 1.0)
-    r = tl.where((a < 0) & odd, -magnitude, magnitude)
-    r = tl.where((a < 0) & (whole == 0), float("nan"), r)
-    return tl.where((b == 0) | (a == 1), 1.0, r)
+    # the sign of -0.0 counts; a negative base to a fractional power is NaN, but -inf's is +inf or +0
+    negative = (a < 0) | ((a == 0) & (1.0 / a < 0))
+    r = tl.where(negative & odd, -magnitude, magnitude)
+    r = tl.where((a < 0) & (a != float("-inf")) & (whole == 0), float("nan"), r)
+    r = tl.where(b == 1, a, r)  # exp2(log2(x)) rounds the largest values up to inf
+    # as IEEE pow: (-1) ** +-inf is 1
+    return tl.where((b == 0) | (a == 1) | ((a == -1) & (tl.abs(b) == float("inf"))), 1.0, r)
 """,
         (),
     ),
@@ -188,7 +216,9 @@ def _ipow(a, b):
         result = tl.where((exponent & 1) == 1, result * base, result)
         base = base * base
         exponent = exponent >> 1
-    return result
+    # a negative exponent truncates 1 / a ** -b to 0, but for a base of 1 or -1 (as torch on CUDA)
+    negative = tl.where(a == 1, 1, tl.where(a == -1, 1 - 2 * (b & 1), 0))
+    return tl.where(b < 0, negative + result * 0, result)
 """,
         (),
     ),
@@ -244,7 +274,8 @@ def _nextafter64(a, b):
         """
 def _lerp(start, end, weight):
     diff = end - start
-    return tl.where(weight < 0.5, start + weight * diff, end - diff * (1.0 - weight))
+    # as torch: from the nearer end, where |weight| < 0.5 (a negative weight too)
+    return tl.where(tl.abs(weight) < 0.5, start + weight * diff, end - diff * (1.0 - weight))
 """,
         (),
     ),
@@ -355,7 +386,8 @@ def _rand_normal64(seed, offset, position):
 }
 
 # Written out whole (not through _HELPERS): the definition depends on where the kernel runs.
-_TO_BFLOAT16 = """
+_BY_PLACE = {
+    "_to_bfloat16": """
 
 if os.environ.get("TRITON_INTERPRET") == "1":
     # The interpreter's fp32 -> bf16 cast truncates: round to nearest even by hand, then the cast is exact.
@@ -370,7 +402,49 @@ else:
     @triton.jit
     def _to_bfloat16(x):
         return x.to(tl.bfloat16)
-"""
+""",
+    # tl.max and tl.min skip NaN; in torch a NaN in a row makes its max and min NaN.
+    "_max_rows": """
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+    # A custom combine runs element by element in the interpreter: the NaN are found by a second reduction.
+    @triton.jit
+    def _max_rows(x):
+        nan = x != x
+        found = tl.max(tl.where(nan, 0, x), axis=1)
+        return tl.where(tl.max(nan.to(tl.int8), axis=1) > 0, tl.sum(tl.where(nan, x, 0), axis=1), found)
+
+else:
+
+    @triton.jit
+    def _maximum(a, b):
+        return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+    @triton.jit
+    def _max_rows(x):
+        return tl.reduce(x, 1, _maximum)
+""",
+    "_min_rows": """
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+
+    @triton.jit
+    def _min_rows(x):
+        nan = x != x
+        found = tl.min(tl.where(nan, 0, x), axis=1)
+        return tl.where(tl.max(nan.to(tl.int8), axis=1) > 0, tl.sum(tl.where(nan, x, 0), axis=1), found)
+
+else:
+
+    @triton.jit
+    def _minimum(a, b):
+        return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+    @triton.jit
+    def _min_rows(x):
+        return tl.reduce(x, 1, _minimum)
+""",
+}
 
 _CALL = re.compile(r"\b(_[a-z0-9_]+)\b")
 
@@ -386,4 +460,4 @@ def helpers_for(kernel_text: str) -> str:
         wanted.append(name)
         pending.extend(_HELPERS[name][1])
     text = "".join(f"\n\n@triton.jit{_HELPERS[name][0]}" for name in sorted(wanted))
-    return text + (_TO_BFLOAT16 if "_to_bfloat16(" in kernel_text else "")
+    return text + "".join(source for name, source in _BY_PLACE.items() if f"{name}(" in kernel_text)

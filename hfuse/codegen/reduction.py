@@ -39,10 +39,12 @@ from hfuse.ir import Expr, Fusion, Op, Value
 from hfuse.layout import innermost_dim
 from hfuse.segment.model import Group
 
-REDUCE = {Op.SUM: "tl.sum({0}, axis=1)", Op.MAX: "tl.max({0}, axis=1)", Op.MIN: "tl.min({0}, axis=1)",
-           Op.PROD: "tl.reduce({0}, 1, _multiply)"}  # fmt: skip
-_COMBINE = {Op.SUM: "{0} + {1}", Op.PROD: "{0} * {1}", Op.MAX: "tl.maximum({0}, {1})",
-            Op.MIN: "tl.minimum({0}, {1})"}  # fmt: skip
+# max and min: NaN wins, as in torch (tl.max, tl.min and a plain tl.maximum skip it)
+REDUCE = {Op.SUM: "tl.sum({0}, axis=1)", Op.MAX: "_max_rows({0})", Op.MIN: "_min_rows({0})",
+          Op.PROD: "tl.reduce({0}, 1, _multiply)"}  # fmt: skip
+_COMBINE = {Op.SUM: "{0} + {1}", Op.PROD: "{0} * {1}",
+            Op.MAX: "tl.maximum({0}, {1}, propagate_nan=tl.PropagateNan.ALL)",
+            Op.MIN: "tl.minimum({0}, {1}, propagate_nan=tl.PropagateNan.ALL)"}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +265,8 @@ class RowReducer:
             if mask:
                 value = f'tl.where({mask}, {value}, float("-inf"))'
             x = lowering.assign(value, "x")
-            grown = lowering.assign(f"tl.maximum({running_max}, tl.max({x}, axis=1)[:, None])", "grown")
+            block_max = f"{REDUCE[Op.MAX].format(x)}[:, None]"
+            grown = lowering.assign(_COMBINE[Op.MAX].format(running_max, block_max), "grown")
             # a row with nothing above -inf yet subtracts 0, so its sum stays 0 rather than nan
             shift = lowering.assign(f'tl.where({grown} == float("-inf"), 0.0, {grown})', "shift")
             block_sum = lowering.assign(f"tl.sum(tl.exp({x} - {shift}), axis=1)[:, None]", "block_sum")

@@ -20,6 +20,8 @@ from hfuse.ops.emitters import (
     Emitter,
     Policy,
     abs_,
+    add,
+    addcmul,
     bitwise_not,
     clamp,
     div,
@@ -118,7 +120,7 @@ T = template
 UNARY = [
     unary(Op.ABS, REAL_PART, torch.abs, abs_, torch_operands=OWN),
     unary(Op.ACOS, FLOATING, torch.acos, float_only("_acos({0})")),
-    unary(Op.ACOSH, FLOATING, torch.acosh, float_only("tl.log({0} + tl.sqrt({0} * {0} - 1.0))")),
+    unary(Op.ACOSH, FLOATING, torch.acosh, float_only("_acosh({0})")),
     unary(Op.ASIN, FLOATING, torch.asin, float_only("_asin({0})")),
     unary(Op.ASINH, FLOATING, torch.asinh, float_only("_asinh({0})")),
     unary(Op.ATAN, FLOATING, torch.atan, float_only("_atan({0})")),
@@ -204,7 +206,7 @@ UNARY = [
 ]
 
 BINARY = [
-    binary(Op.ADD, PROMOTED, torch.add, T("({0} + {1})")),
+    binary(Op.ADD, PROMOTED, torch.add, add),
     binary(Op.ATAN2, FLOATING, torch.atan2, T("_atan2({0}, {1})"), operands=REAL),
     binary(Op.DIV, PROMOTED, _div, div),
     binary(Op.TRUEDIV, FLOATING, torch.true_divide, T("({0} / {1})")),
@@ -258,5 +260,5 @@ TERNARY = [
         T("tl.where({0} <= {1}, {2}, {0})"),
         typed_by=(0,),
     ),
-    ternary(Op.ADDCMUL, 4, lambda x, t1, t2, v: x + v * (t1 * t2), T("({0} + {3} * {1} * {2})")),
+    ternary(Op.ADDCMUL, 4, lambda x, t1, t2, v: x + v * (t1 * t2), addcmul),
 ]

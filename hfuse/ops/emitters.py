@@ -81,8 +81,8 @@ def zero(a: Sequence[str], t: Types) -> str:
 def sign(a: Sequence[str], t: Types) -> str:
     if t.is_bool:
         return a[0]
-    if t.is_float:
-        return f"tl.where({a[0]} > 0, 1.0, tl.where({a[0]} < 0, -1.0, {a[0]}))"
+    if t.is_float:  # NaN and -0.0 give +0.0, as torch's (0 < x) - (x < 0) does
+        return f"tl.where({a[0]} > 0, 1.0, tl.where({a[0]} < 0, -1.0, tl.where(False, {a[0]}, 0.0)))"
     return f"tl.where({a[0]} > 0, 1, tl.where({a[0]} < 0, -1, 0))"
 
 
@@ -109,13 +109,30 @@ def min_max(fn: str) -> Emitter:
     return emit
 
 
+def add(a: Sequence[str], t: Types) -> str:
+    """bool + bool is their or in torch (a 1-bit integer add would wrap)."""
+    return f"({a[0]} | {a[1]})" if t.out is DataType.Bool else f"({a[0]} + {a[1]})"
+
+
+def addcmul(a: Sequence[str], t: Types) -> str:
+    """x + v * (t1 * t2); of Bool operands, or and and, as torch computes bool arithmetic."""
+    if t.out is DataType.Bool:
+        return f"({a[0]} | ({a[3]} & ({a[1]} & {a[2]})))"
+    return f"({a[0]} + {a[3]} * ({a[1]} * {a[2]}))"
+
+
 def div(a: Sequence[str], t: Types) -> str:
     return f"({a[0]} / {a[1]})" if t.out.is_float else f"({a[0]} // {a[1]})"
 
 
 def logical_right_shift(a: Sequence[str], t: Types) -> str:
     signed, unsigned = ("tl.int32", "tl.uint32") if t.out is DataType.Int32 else ("tl.int64", "tl.uint64")
-    return f"({a[0]}.to({unsigned}, bitcast=True) >> {a[1]}.to({unsigned})).to({signed}, bitcast=True)"
+    # tl.cast: an operand may be a Python number, which has no .to
+    shifted = f"tl.cast(tl.cast({a[0]}, {signed}), {unsigned}, bitcast=True) >> tl.cast({a[1]}, {unsigned})"
+    bits = 32 if t.out is DataType.Int32 else 64
+    # a shift by nothing or a negative amount keeps the value, by the width or more clears it
+    kept = f"tl.where({a[1]} >= {bits}, 0, tl.cast({shifted}, {signed}, bitcast=True))"
+    return f"tl.where({a[1]} <= 0, {a[0]}, {kept})"
 
 
 def pow_(a: Sequence[str], t: Types) -> str:

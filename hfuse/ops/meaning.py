@@ -8,6 +8,7 @@ in Float and rounded to the output dtype by the caller, as kernels that upcast a
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,7 +37,15 @@ def scalar_tensor(value: Any, dtype: DataType, device: torch.device) -> Tensor:
     """A number (or a one-element tensor) as a 0-dim tensor of `dtype`."""
     if isinstance(value, Tensor):
         value = value.item()
-    return torch.tensor(value, device=device).to(dtype.torch)
+    # A Python float is held as Triton holds a number in a kernel: as a float32 where it lies in float32's
+    # normal range (and for 0, inf and NaN), else as a double (1e300 stays 1e300, 1e-300 stays nonzero).
+    held = torch.float64 if isinstance(value, float) and not _float32_range(value) else None
+    return torch.tensor(value, dtype=held, device=device).to(dtype.torch)
+
+
+def _float32_range(value: float) -> bool:
+    size = abs(value)
+    return size in (0.0, math.inf) or value != value or 2.0**-126 <= size <= (2 - 2.0**-23) * 2.0**127
 
 
 class TorchOperands(enum.Enum):

@@ -1,0 +1,99 @@
+"""Every op of the op table, for every dtype it takes, on the special values (NaN, +-inf, +-0.0, denormals,
+extremes, integer extremes, out-of-range scalars, bool) through the generated kernels in the interpreter
+agrees with the torch reference, NaN for NaN (tests/special_sweep.py builds the cases; in the interpreter
+it pairs each dtype with one other and takes fewer scalars, to stay fast; tests/gpu/test_special_values_gpu.py
+runs the whole sweep on CUDA).
+
+Where they differ, the table below says why, as strict xfails: so a fix shows at once. Two kinds:
+- TORCH_CPU: torch's CPU kernels or Triton's interpreter differ from torch on CUDA, and the kernels follow
+  CUDA (the GPU sweep expects these to pass);
+- OPEN: the kernels differ from torch; still to fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+from special_sweep import DTYPES, cases, mismatches, softmax_cases, swept_ops
+
+from hfuse.dtypes import DataType
+
+_DIVISOR = (
+    "torch's vectorized CPU fmod gives NaN for a denormal divisor (its scalar path and CUDA's fmod give the "
+    "exact remainder, as the kernel does)"
+)
+_FP8 = (
+    "Triton's interpreter converts to fp8 e4m3 through numpy: NaN becomes 384 and values round to the "
+    "wrong neighbour; on CUDA the conversion is the hardware's"
+)
+FLOATS = ("Double", "Float", "Half", "BFloat16")
+TORCH_CPU = {
+    **{f"{op}-{dtype}": _DIVISOR for op in ("fmod", "remainder", "mod") for dtype in FLOATS},
+    **{f"cast-{dtype}": _FP8 for dtype in ("Double", "Float", "Half", "BFloat16", "Int", "Int32")},
+}  # fmt: skip
+
+_OVERFLOWING_MEAN = (
+    "the mean is the sum over the count, which overflows for rows of the largest value (torch's Welford "
+    "update does not); and torch's Welford mean of a row with one infinity is NaN, the kernel's inf"
+)
+OPEN = {
+    "nextafter-Half": "nextafter is generated for Float and Double only (UnsupportedError)",
+    "nextafter-BFloat16": "nextafter is generated for Float and Double only (UnsupportedError)",
+    **{
+        f"{op}-{dtype}": (
+            "a Double scalar beyond the tensor's float range (1e-300) is tested against 0 as a double; "
+            "torch first converts it to the tensor's type, where it is 0"
+        )
+        for op in ("logical_and", "logical_or")
+        for dtype in FLOATS[1:]
+    },
+    "logical_and-Int32": "an Int scalar beyond Int32 (2**40) is tested as an int64; torch wraps it to 0",
+    "logical_or-Int32": "an Int scalar beyond Int32 (2**40) is tested as an int64; torch wraps it to 0",
+    **{
+        f"lerp-{dtype}": "end - start overflows to inf between the extremes, where torch's result is finite"
+        for dtype in ("Double", "Float", "BFloat16")
+    },
+    **{
+        f"threshold-{dtype}": "threshold of a Bool scalar is not promoted as torch promotes it"
+        for dtype in FLOATS
+    },
+    "threshold-Int": "threshold of an integer tensor by a NaN or infinite Double threshold or value",
+    "threshold-Int32": "threshold of an integer tensor by a NaN or infinite Double threshold or value",
+    "threshold-Bool": "threshold of a Bool tensor by Double thresholds compares as Bool",
+    **{f"{op}-{dtype}": _OVERFLOWING_MEAN for op in ("var", "var_mean") for dtype in ("Double", "Float",
+                                                                                      "BFloat16")},
+    "var_mean-Half": _OVERFLOWING_MEAN,
+    "full-Int": "the reference pads an Int tensor with the largest int64 through a float: -2**63",
+}  # fmt: skip
+
+
+def _marks(key: str) -> list:
+    reason = TORCH_CPU.get(key) or OPEN.get(key)
+    return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+
+
+PARAMS = [
+    pytest.param(op, dtype, id=key, marks=_marks(key))
+    for op in swept_ops()
+    for dtype in DTYPES
+    if (key := f"{op.frontend_name}-{dtype.name}")
+]
+
+
+@pytest.mark.parametrize(("op", "dtype"), PARAMS)
+def test_the_op_agrees_with_torch_on_special_values(op, dtype):
+    found = [
+        f"[{layout or 'kernel'}] {m}" for layout, case in cases(op, dtype).items() for m in mismatches(case)
+    ]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d.is_float], ids=lambda d: d.name)
+def test_a_softmax_agrees_with_torch_on_special_values(dtype: DataType):
+    found = [f"[{layout}] {m}" for layout, case in softmax_cases(dtype).items() for m in mismatches(case)]
+    assert not found, "\n".join(found)
+
+
+def test_the_tables_name_only_swept_cases():
+    swept = {f"{op.frontend_name}-{dtype.name}" for op in swept_ops() for dtype in DTYPES}
+    assert set(TORCH_CPU) <= swept and set(OPEN) <= swept
+    assert not set(TORCH_CPU) & set(OPEN)
