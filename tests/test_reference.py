@@ -547,7 +547,8 @@ def test_missing_reference_names_the_op(monkeypatch):
     (y,) = b.add(Op.ERF, [x])
     b.add_output(y)
     fusion = b.build()
-    monkeypatch.delitem(OPS, Op.ERF)
+    # the reference's own view of the table, without erf (the table itself keeps its order for other tests)
+    monkeypatch.setattr("hfuse.reference.OPS", {op: d for op, d in OPS.items() if op is not Op.ERF})
     with pytest.raises(UnsupportedError, match="no meaning for erf"):
         evaluate(fusion, [torch.zeros(2)])
 
