@@ -90,11 +90,16 @@ def out_of_memory_detail(err: BaseException) -> str | None:
 
 
 def host_limit_note() -> str:
-    """Where this process's data is limited (a worker's is: see hfuse.service.worker), what the limit is."""
+    """Where this process's data is limited (the app's run worker limits its own: hfuse.service.worker), what
+    the limit is and which settings make it."""
     limit, _ = resource.getrlimit(resource.RLIMIT_DATA)
     if limit == resource.RLIM_INFINITY:
         return ""
-    return f"; this process may take {size(limit)} of host memory"
+    made_of = (settings.MAX_INPUT_BYTES, settings.MAX_OUTPUT_BYTES, settings.WORKER_OVERHEAD_BYTES)
+    return (
+        f"; this process may take {size(limit)} of host memory (in the app's run worker: "
+        f"{' + '.join(setting.env for setting in made_of)})"
+    )
 
 
 def first_line(err: BaseException) -> str:

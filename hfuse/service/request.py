@@ -40,7 +40,7 @@ from hfuse.tolerance import compare, reduction_size
 
 Progress = Callable[[str], None]
 PREVIEW_ELEMENTS = 8  # leading elements of each output sent back
-TEST_FAULTS = ("hang", "crash", "exit", "oom", "cuda_error")  # see hfuse.service.worker
+TEST_FAULTS = ("hang", "crash", "exit", "oom", "host_oom", "cuda_error")  # see hfuse.service.worker
 MAX_MESSAGE_CHARS = 8000  # a failure's reason beyond this is cut (a Triton error can quote a lot)
 
 # The error classes a failure can be rebuilt as.
