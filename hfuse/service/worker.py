@@ -50,7 +50,7 @@ from hfuse.service.request import Progress, RunRequest, RunResult, failed_result
 
 START_TIMEOUT_S = 120.0  # a worker imports torch, Triton and hfuse before it takes requests
 EXIT_WAIT_S = 10.0  # how long a dying worker is given to finish dying
-GRACE_S = 10.0  # a worker past its request's time limit by this much stops by itself (its service did not)
+GRACE_S = 5.0  # a worker past its request's time limit by this much stops by itself (its service did not)
 WATCH_EVERY_S = 0.5  # how often a worker checks that its parent lives and its request is in time
 WaitReport = Callable[[int], None]  # told how many requests are ahead of a waiting one, when it changes
 Request = RunRequest | CompileRequest
