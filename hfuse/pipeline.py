@@ -21,7 +21,7 @@ from hfuse.segment.model import Group, SchedulerKind, Segmentation
 from hfuse.structure import check_structure
 
 T = TypeVar("T")
-Progress = Callable[[str], None]  # told each step of a compile before it starts
+Progress = Callable[[str], None]  # told each step of a compile or a run before it starts
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from hfuse import settings
 from hfuse.backends import BACKENDS, EAGER, HFUSE, INDUCTOR, STRATEGIES
 from hfuse.errors import DefinitionError, UnsupportedError
 from hfuse.ir import Fusion, Value
-from hfuse.pipeline import Compiled, compile_eager, compile_fusion
+from hfuse.pipeline import Compiled, Progress, compile_eager, compile_fusion
 from hfuse.runtime import autotune
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
 from hfuse.runtime.memory import check_run_memory, out_of_memory_detail, out_of_memory_error, run_bytes
@@ -32,9 +32,6 @@ from hfuse.runtime.segments import Env, Rerun, Segment, inductor_segment, make_s
 from hfuse.runtime.timing import wall_ms
 from hfuse.runtime.validate import validate_outputs
 from hfuse.runtime.validated import remember, remembered_error, validation_key
-
-Progress = Callable[[str], None]  # told each step of a run before it starts
-
 
 LeanCall = Callable[[Sequence[Any]], list[torch.Tensor]]  # a validated plan's call: inputs -> outputs
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,6 +24,7 @@ from hfuse.codegen.model import KernelSource
 from hfuse.errors import HfuseError, KernelError, Loc
 from hfuse.ir import Fusion
 from hfuse.loader import default_device, load
+from hfuse.pipeline import Progress
 from hfuse.reference import evaluate
 from hfuse.runtime.device import has_cuda
 from hfuse.runtime.executor import execute
@@ -38,7 +38,6 @@ from hfuse.runtime.profile_model import FusionProfile
 from hfuse.service.measure import Timing, compare_case
 from hfuse.tolerance import compare, reduction_size
 
-Progress = Callable[[str], None]
 PREVIEW_ELEMENTS = 8  # leading elements of each output sent back
 TEST_FAULTS = ("hang", "crash", "exit", "oom", "host_oom", "cuda_error")  # see hfuse.service.worker
 MAX_MESSAGE_CHARS = 8000  # a failure's reason beyond this is cut (a Triton error can quote a lot)

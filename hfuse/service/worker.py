@@ -44,9 +44,10 @@ import torch
 import hfuse
 from hfuse import settings
 from hfuse.errors import HfuseError, KernelError, LimitError
+from hfuse.pipeline import Progress
 from hfuse.runtime.device import has_cuda
 from hfuse.service.compile import CompileRequest, CompileResult, compile_request, failed_compile
-from hfuse.service.request import Progress, RunRequest, RunResult, failed_result, run_request
+from hfuse.service.request import RunRequest, RunResult, failed_result, run_request
 
 START_TIMEOUT_S = 120.0  # a worker imports torch, Triton and hfuse before it takes requests
 EXIT_WAIT_S = 10.0  # how long a dying worker is given to finish dying
