@@ -392,8 +392,11 @@ WORKER_STOPPED_EXIT = 75  # the exit code of a worker that stopped by itself (or
 
 def serve(fd: int, lane: str = RUN.noun) -> None:
     """The worker's loop on the socket `fd`: one request at a time, until the service goes away."""
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
     limit = LANES[lane].data_bytes()
-    resource.setrlimit(resource.RLIMIT_DATA, (limit, resource.getrlimit(resource.RLIMIT_DATA)[1]))
+    resource.setrlimit(
+        resource.RLIMIT_DATA, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard)
+    )
     watch = _Watch(os.getppid())
     threading.Thread(target=watch.run, name="hfuse-worker-watch", daemon=True).start()
     conn = Connection(fd)
