@@ -19,7 +19,9 @@ import pytest
 
 import hfuse
 from hfuse import settings
-from hfuse.service.compile import STRATEGIES, CompileRequest
+from hfuse.errors import HfuseError, UnsupportedError
+from hfuse.service import compile as compile_module
+from hfuse.service.compile import STRATEGIES, CompileRequest, compile_request
 from hfuse.service.request import RunRequest
 from hfuse.service.worker import GRACE_S, WORKER_STOPPED_EXIT, CompilePool, RunService
 
@@ -135,6 +137,52 @@ def test_a_compile_request_gives_each_strategy_what_compile_gives(pool):
         there = result.of(strategy)
         assert there.segmentation == here.segmentation
         assert [k.source for k in there.kernels] == [k.source for k in here.kernels]
+
+
+def _failing_for(error: BaseException, strategy: str):
+    real = compile_module.compile_fusion
+
+    def compile_fusion(fusion, **options):
+        if options["strategy"] == strategy:
+            raise error
+        return real(fusion, **options)
+
+    return compile_fusion
+
+
+# (id, error raised while compiling naive, what comes back for naive, whether hfuse compiles)
+COMPILE_FAILURES = [
+    (
+        "an-error-of-one-strategy",
+        UnsupportedError("no naive plan"),
+        "UnsupportedError",
+        r"no naive plan",
+        True,
+    ),
+    (
+        "out-of-memory",
+        MemoryError(),
+        "LimitError",
+        r"the compile \(naive\) ran out of memory \(MemoryError\); a compile worker may take 4\.0 GiB "
+        r"\(4294967296 bytes\) \(HFUSE_COMPILE_MAX_BYTES\)",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "error, kind, match, hfuse_compiles",
+    [c[1:] for c in COMPILE_FAILURES],
+    ids=[c[0] for c in COMPILE_FAILURES],
+)
+def test_a_compile_failure_comes_back_as_its_error(error, kind, match, hfuse_compiles, monkeypatch):
+    monkeypatch.delenv(settings.COMPILE_MAX_BYTES.env, raising=False)
+    monkeypatch.setattr(compile_module, "compile_fusion", _failing_for(error, "naive"))
+    result = compile_request(CompileRequest(_small_fusion()))
+    with pytest.raises(HfuseError, match=match) as caught:
+        result.of("naive")
+    assert type(caught.value).__name__ == kind
+    assert ("hfuse" in result.compiled) is hfuse_compiles
 
 
 def test_compile_workers_hold_the_data_the_setting_allows(pool):
