@@ -185,8 +185,9 @@ def test_a_compile_failure_comes_back_as_its_error(error, kind, match, hfuse_com
     assert ("hfuse" in result.compiled) is hfuse_compiles
 
 
-def test_compile_workers_hold_the_data_the_setting_allows(pool):
+def test_compile_workers_hold_the_data_the_setting_allows_and_yield_the_cpu(pool):
     assert [data_limit(pid) for pid in pool.worker_pids] == [3 << 30] * 2
+    assert [os.getpriority(os.PRIO_PROCESS, pid) for pid in pool.worker_pids] == [os.nice(0) + 10] * 2
 
 
 def test_a_compile_past_its_time_limit_is_stopped_and_another_session_is_answered_meanwhile(

@@ -5,7 +5,8 @@ A `RunService` runs one request at a time in its worker, first come first served
 (`shared_service()`) serves the runs of every session of the app: that is also what keeps two sessions'
 kernels off the GPU together. A `CompilePool` of HFUSE_COMPILE_WORKERS services (`shared_compile_pool()`)
 compiles definitions for the app's diagrams, so that one session's huge definition leaves the others a
-worker. Each kind of request is a `Lane`: its time limit, its memory limit and how its messages read.
+worker. Each kind of request is a `Lane`: its time limit, its memory limit, its CPU priority (compile
+workers yield the CPU to the server) and how its messages read.
 
 A request that lasts longer than its time limit is stopped by killing the worker; a worker that dies
 (a segfault, a CUDA context fault, an exit) is replaced. Either way the caller gets a result that says
@@ -69,6 +70,7 @@ class Lane:
     bug: str  # who to blame when the worker dies again
     failed: Callable[[HfuseError], Result]
     data_bytes: Callable[[], int]  # the most data (RLIMIT_DATA) a worker of this lane may hold
+    niceness: int = 0  # added to the worker's nice value: how far it yields the CPU to the server
 
 
 def run_data_bytes() -> int:
@@ -98,6 +100,7 @@ COMPILE = Lane(
     "a bug in hfuse's compiler: report it with the fusion definition",
     failed_compile,
     settings.COMPILE_MAX_BYTES.as_int,
+    niceness=10,  # a huge compile must not slow the server's answers to other sessions
 )
 
 
@@ -397,6 +400,7 @@ def serve(fd: int, lane: str = RUN.noun) -> None:
     resource.setrlimit(
         resource.RLIMIT_DATA, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard)
     )
+    os.nice(LANES[lane].niceness)
     watch = _Watch(os.getppid())
     threading.Thread(target=watch.run, name="hfuse-worker-watch", daemon=True).start()
     conn = Connection(fd)
