@@ -12,6 +12,7 @@ from hfuse.errors import DefinitionError, LimitError, loc_of
 from hfuse.infer.common import OutSpec
 from hfuse.ir import Expr, Fusion, Kind, Op, Output, Value, contiguous_strides, freeze_attrs
 from hfuse.ops import infer
+from hfuse.structure import Depths, check_op_inputs
 from hfuse.units import format_size
 
 
@@ -24,6 +25,7 @@ class FusionBuilder:
         self._tensor_count = 0
         self._scalar_count = 0
         self._result_bytes = 0
+        self._depths = Depths()
 
     def _name(self, kind: Kind) -> str:
         if kind is Kind.TENSOR:
@@ -61,6 +63,7 @@ class FusionBuilder:
         attrs: Mapping[str, Any] | None = None,
         loc: tuple[int, int] | None = None,
     ) -> tuple[Value, ...]:
+        check_op_inputs(op, len(inputs), loc)
         try:
             inferred = infer(op, list(inputs), dict(attrs or {}))
         except (DefinitionError, LimitError) as err:
@@ -69,6 +72,7 @@ class FusionBuilder:
             raise
         self._count_result_bytes(op, inferred.outputs, loc)
         outs = tuple(self._new(s.kind, s.dtype, s.shape, const=s.const) for s in inferred.outputs)
+        self._depths.add(op, tuple(v.name for v in inputs), tuple(v.name for v in outs), loc)
         self._exprs.append(
             Expr(
                 op,

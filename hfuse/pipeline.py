@@ -1,6 +1,7 @@
 """The compile pipeline: passes -> segmentation -> one generated Triton module per kernel group.
 
-Every stage is kept in `Compiled` so the app can show it, with the time each stage took.
+Every stage is kept in `Compiled` so the app can show it, with the time each stage took. The fusion's
+structure is checked against its limits (`hfuse.structure`) before any stage runs.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from hfuse.ir import Fusion
 from hfuse.passes import PassResult, run_passes
 from hfuse.segment import segment
 from hfuse.segment.model import Group, SchedulerKind, Segmentation
+from hfuse.structure import check_structure
 
 T = TypeVar("T")
+Progress = Callable[[str], None]  # told each step of a compile or a run before it starts
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,16 +56,24 @@ class Compiled:
         return next((k for k in self.kernels if k.group_id == group.id), None)
 
 
-def compile_fusion(fusion: Fusion, *, strategy: str = HFUSE, alias_outputs: bool = True) -> Compiled:
-    """Compile a fusion to Triton kernels (exported as `hfuse.compile`)."""
+def compile_fusion(
+    fusion: Fusion, *, strategy: str = HFUSE, alias_outputs: bool = True, progress: Progress | None = None
+) -> Compiled:
+    """Compile a fusion to Triton kernels (exported as `hfuse.compile`); `progress` is told each step."""
+    tell = progress or _silent
+    check_structure(fusion)
     stage_ms: dict[str, float] = {}
     # The naive strategy stands for fusion compilers without alias analysis: every output gets a kernel.
     aliasing = alias_outputs and strategy != NAIVE
+    tell(f"running the passes ({strategy})")
     passed = _timed(stage_ms, "passes", lambda: run_passes(fusion, alias_outputs=aliasing))
+    tell(f"segmenting ({strategy})")
     segmentation = _timed(
         stage_ms, "segment", lambda: segment(passed.fusion, strategy=strategy, alias=passed.aliases)
     )
-    timed_kernels = _timed(stage_ms, "codegen", lambda: _generate_kernels(segmentation, passed.fusion))
+    timed_kernels = _timed(
+        stage_ms, "codegen", lambda: _generate_kernels(segmentation, passed.fusion, strategy, tell)
+    )
     kernels = tuple(kernel for kernel, _ in timed_kernels)
     codegen_ms = tuple(ms for _, ms in timed_kernels)
     return Compiled(fusion, strategy, alias_outputs, passed, segmentation, kernels, stage_ms, codegen_ms)
@@ -81,14 +92,21 @@ def compile_eager(fusion: Fusion, *, strategy: str = EAGER) -> Compiled:
     return Compiled(fusion, strategy, False, None, Segmentation(strategy, (group,), ()), ())
 
 
-def _generate_kernels(segmentation: Segmentation, fusion: Fusion) -> list[tuple[KernelSource, float]]:
+def _generate_kernels(
+    segmentation: Segmentation, fusion: Fusion, strategy: str, tell: Progress
+) -> list[tuple[KernelSource, float]]:
     timed = []
-    for group in segmentation.groups:
-        if group.kind.launches_kernel:
-            start = time.perf_counter()
-            kernel = generate(group, fusion)
-            timed.append((kernel, (time.perf_counter() - start) * 1e3))
+    groups = [group for group in segmentation.groups if group.kind.launches_kernel]
+    for index, group in enumerate(groups):
+        tell(f"generating kernel {index + 1} of {len(groups)} ({strategy})")
+        start = time.perf_counter()
+        kernel = generate(group, fusion)
+        timed.append((kernel, (time.perf_counter() - start) * 1e3))
     return timed
+
+
+def _silent(step: str) -> None:
+    pass
 
 
 def _timed(stage_ms: dict[str, float], stage: str, step: Callable[[], T]) -> T:

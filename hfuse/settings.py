@@ -73,6 +73,14 @@ MAX_SCRIPT_CHARS = Setting(
     "HFUSE_MAX_SCRIPT_CHARS", "200000", "longest script the loader reads, in characters"
 )
 MAX_OPS = Setting("HFUSE_MAX_OPS", "2000", "most ops (fd calls) one definition may record")
+MAX_OP_INPUTS = Setting(
+    "HFUSE_MAX_OP_INPUTS",
+    "1024",
+    "most inputs one op may take (the tensors of one cat); codegen grows with their square",
+)
+MAX_DEPTH = Setting(
+    "HFUSE_MAX_DEPTH", "2000", "longest chain of ops from an input of a definition to an output"
+)
 MAX_RANK = Setting("HFUSE_MAX_RANK", "8", "highest tensor rank")
 MAX_INPUT_BYTES = MemoryLimit(
     "HFUSE_MAX_INPUT_BYTES",
@@ -127,7 +135,26 @@ RUN_TIMEOUT_S = Setting(
     "HFUSE_RUN_TIMEOUT_S", "120", "seconds one run may last in the worker (load, compile, launch, check)"
 )
 RUN_QUEUE_TIMEOUT_S = Setting(
-    "HFUSE_RUN_QUEUE_TIMEOUT_S", "300", "seconds a run waits for the runs of other sessions before giving up"
+    "HFUSE_RUN_QUEUE_TIMEOUT_S",
+    "300",
+    "seconds a run (or a compile for the diagrams) waits for those of other sessions before giving up",
+)
+WORKER_OVERHEAD_BYTES = Setting(
+    "HFUSE_WORKER_OVERHEAD_BYTES",
+    str(2 << 30),
+    "host memory a run's worker may take beyond HFUSE_MAX_INPUT_BYTES + HFUSE_MAX_OUTPUT_BYTES (Python, "
+    "torch, Triton, the generated modules): the three together are the worker's data limit",
+)
+COMPILE_TIMEOUT_S = Setting(
+    "HFUSE_COMPILE_TIMEOUT_S",
+    "60",
+    "seconds the app's compile of a definition (segmentation and codegen of both strategies) may last",
+)
+COMPILE_WORKERS = Setting(
+    "HFUSE_COMPILE_WORKERS", "2", "worker processes that compile definitions for the app's diagrams"
+)
+COMPILE_MAX_BYTES = Setting(
+    "HFUSE_COMPILE_MAX_BYTES", str(4 << 30), "host memory a compile worker may take (its data limit)"
 )
 TEST_FAULTS = Setting(
     "HFUSE_TEST_FAULTS", "0", "lets run requests ask for a fault (hang, crash, exit, oom, cuda_error): tests"

@@ -8,13 +8,15 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from hfuse import share, viz
-from hfuse.errors import KernelError, ParseError
+from hfuse.errors import KernelError, LimitError, ParseError
 from hfuse.examples import get_example
 from hfuse.loader import load
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.service import worker
+from hfuse.service.compile import failed_compile
 from hfuse.service.measure import Timing
 from hfuse.service.request import OutputSummary, RunResult, failed_result, run_request
+from ui import pipeline as ui_pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -133,6 +135,38 @@ def test_a_bad_script_shows_line_and_caret_and_keeps_the_text():
     area = next(a for a in at.text_area if a.key.startswith("plain_editor_"))
     assert area.value == BAD_SCRIPT
     assert share.decode_definition(at.query_params["f"]) == BAD_SCRIPT
+
+
+class StoppedCompiles:
+    """A compile pool whose every compile was stopped at its time limit; counts the compiles asked for."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def compile(self, request):
+        self.asked += 1
+        return failed_compile(
+            LimitError(
+                "the compile was stopped after 60 s (HFUSE_COMPILE_TIMEOUT_S) while segmenting (naive); the "
+                "worker process was discarded and a fresh one started. Set HFUSE_COMPILE_TIMEOUT_S to allow "
+                "longer compiles, or try a smaller definition"
+            )
+        )
+
+
+def test_a_compile_stopped_at_its_time_limit_is_shown_with_its_setting_and_not_asked_again(monkeypatch):
+    stopped = StoppedCompiles()
+    monkeypatch.setattr(ui_pipeline, "shared_compile_pool", lambda: stopped)
+    text = SEED + "\n# a compile that is stopped\n"  # a text no other test compiles
+    at = open_app(f=share.encode_definition(text), v="1")
+    assert not at.exception
+    assert "Parsed: 1 inputs, 9 ops, 3 outputs." in at.success[0].value
+    (message,) = errors(at)
+    assert "the compile was stopped after 60 s (HFUSE_COMPILE_TIMEOUT_S)" in message
+    for page in [*list(PAGES)[1:4], "app_pages/editor.py"]:  # the IR, Segments and Code pages too
+        open_page(at, page)
+        assert not at.exception and "HFUSE_COMPILE_TIMEOUT_S" in " ".join(errors(at)), page
+    assert stopped.asked == 1  # its outcome is cached like a compile's
 
 
 DAMAGED_LINKS = {

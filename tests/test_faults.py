@@ -23,6 +23,7 @@ from hfuse.ir import Fusion, Op
 from hfuse.runtime import execute, memory
 from hfuse.runtime import segments as segments_module
 from hfuse.runtime.kernel_cache import load_kernel, source_hash
+from hfuse.runtime.launcher import KernelLauncher
 from hfuse.service.request import RunRequest, run_request
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
@@ -254,6 +255,85 @@ def test_out_of_memory_during_a_run_is_a_limit_error_and_the_process_goes_on(mon
         execute(fusion, [torch.randn(256, device=device)])
     monkeypatch.setattr(segments_module, "_allocate", real_allocate)
     _run_and_check(fusion, device)
+
+
+CPU_ALLOCATOR_ERROR = (
+    "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to "
+    "allocate 1024 bytes. Error code 12 (Cannot allocate memory)"
+)
+HOST_OUT_OF_MEMORY = [
+    ("cpu-allocator", RuntimeError(CPU_ALLOCATOR_ERROR), r"\[enforce fail at alloc_cpu\.cpp:127\] err == 0"),
+    ("python", MemoryError(), r"MemoryError"),
+]
+
+
+class _LauncherFailingOnce:
+    """A kernel launcher whose next launch fails with `failures`' error, as an allocation inside Triton's
+    interpreter would; later launches run."""
+
+    failures: list[BaseException] = []
+
+    def __init__(self, module, grid):
+        self.real = KernelLauncher(module, grid)
+
+    def __call__(self, args):
+        if self.failures:
+            raise self.failures.pop()
+        return self.real(args)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+@pytest.mark.parametrize(
+    "error, detail", [c[1:] for c in HOST_OUT_OF_MEMORY], ids=[c[0] for c in HOST_OUT_OF_MEMORY]
+)
+def test_host_out_of_memory_in_a_launch_is_a_limit_error_and_the_process_goes_on(
+    error, detail, monkeypatch, device
+):
+    monkeypatch.setattr(_LauncherFailingOnce, "failures", [error])
+    monkeypatch.setattr(segments_module, "KernelLauncher", _LauncherFailingOnce)
+    fusion = _fusion(n=128, op=Op.ADD)
+    with pytest.raises(
+        LimitError, match=rf"backend hfuse\) ran out of device memory \({detail}.*HFUSE_MAX_OUTPUT_BYTES"
+    ):
+        execute(fusion, [torch.randn(128, device=device)])
+    _run_and_check(fusion, device)
+
+
+# A process whose data is limited a little above what it holds: the run's output does not fit.
+UNDER_A_DATA_LIMIT = """
+import resource, re, torch
+from hfuse.builder import FusionBuilder
+from hfuse.dtypes import DataType
+from hfuse.errors import LimitError
+from hfuse.ir import Op
+from hfuse.runtime import execute
+
+b = FusionBuilder()
+x = b.define_tensor([64 << 20], DataType.Float)
+(out,) = b.add(Op.MUL, [x, x])
+b.add_output(out)
+fusion = b.build()
+inputs = [torch.ones(64 << 20)]  # 256 MiB, made before the limit
+held = int(re.search(r"VmData:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) * 1024
+resource.setrlimit(resource.RLIMIT_DATA, (held + (96 << 20), resource.RLIM_INFINITY))
+try:
+    execute(fusion, inputs)
+except LimitError as err:
+    print("LimitError:", err)
+"""
+
+
+def test_a_run_past_the_process_data_limit_is_a_limit_error_that_names_the_limit():
+    done = subprocess.run(
+        [sys.executable, "-c", UNDER_A_DATA_LIMIT], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(
+        "LimitError: this run of the fusion (backend hfuse) ran out of device memory ("
+    )
+    assert "this process may take " in done.stdout and "of host memory" in done.stdout
 
 
 # ---- numbers that disagree -----------------------------------------------------------------------

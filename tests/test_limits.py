@@ -1,4 +1,5 @@
-"""Every size limit refuses where the input enters, names its HFUSE_* setting, and refuses before allocating.
+"""Every size and structure limit refuses where the input enters, names its HFUSE_* setting, and refuses
+before allocating.
 
 Each case runs twice under a guard that fails on any tensor made off the meta device: with the
 limit set, the load is refused with a located LimitError and nothing was allocated; with the limit
@@ -11,7 +12,11 @@ import pytest
 import torch
 from torch.overrides import TorchFunctionMode
 
-from hfuse import FusionDefinition, LimitError, load, settings
+import hfuse
+from hfuse import FusionDefinition, LimitError, load, pipeline, settings
+from hfuse.builder import FusionBuilder
+from hfuse.dtypes import DataType
+from hfuse.ir import Fusion, Op
 
 FACTORIES = frozenset({
     torch.randn, torch.rand, torch.ones, torch.zeros, torch.empty, torch.full, torch.arange, torch.randint,
@@ -54,6 +59,11 @@ SCRIPT_LIMITS = [
      "nest deeper than 4 levels", 7),
     ("ops", settings.MAX_OPS, 4, 5, _script("    T2 = T0 + T1\n    fd.add_output(T2 * T2)\n"),
      "records more than 4 ops", 8),
+    ("inputs-of-one-op", settings.MAX_OP_INPUTS, 2, 3,
+     _script("    fd.add_output(fd.ops.cat([T0, T1, T0], 0))\n"),
+     "cat takes 3 inputs; the limit is 2", 7),
+    ("depth", settings.MAX_DEPTH, 2, 3, _script("    fd.add_output(-(-(-T0)))\n"),
+     "neg producing T4 ends a chain of 3 ops; the limit is 2", 7),
     ("rank-of-an-input-tensor", settings.MAX_RANK, 1, 8, SMALL, "rank 2 is above the limit of 1", 9),
     ("rank-of-a-defined-tensor", settings.MAX_RANK, 2, 3,
      _script("    fd.add_output(T0)\n", inputs="", define=STATIC.replace("[4, 4]", "[1, 1, 1]")),
@@ -104,6 +114,11 @@ def _ops(fd: FusionDefinition) -> None:
     fd.add_output(fd.ops.exp(fd.ops.neg(t0)))
 
 
+def _cat(fd: FusionDefinition) -> None:
+    t0 = fd.define_tensor(shape=[4, 4], contiguity=True)
+    fd.add_output(fd.ops.cat([t0, t0], 0))
+
+
 def _rank(fd: FusionDefinition) -> None:
     fd.add_output(fd.define_tensor(shape=[1] * 4, contiguity=True))
 
@@ -116,6 +131,10 @@ def _result_bytes(fd: FusionDefinition) -> None:
 # (id, setting, value, definition, message)
 API_LIMITS = [
     ("ops", settings.MAX_OPS, 3, _ops, "records more than 3 calls; raise HFUSE_MAX_OPS"),
+    ("inputs-of-one-op", settings.MAX_OP_INPUTS, 1, _cat,
+     "cat takes 2 inputs; the limit is 1 (set HFUSE_MAX_OP_INPUTS"),
+    ("depth", settings.MAX_DEPTH, 1, _ops,
+     "exp producing T2 ends a chain of 2 ops; the limit is 1 (set HFUSE_MAX_DEPTH"),
     ("rank", settings.MAX_RANK, 3, _rank, "rank 4 exceeds the highest rank 3; raise HFUSE_MAX_RANK"),
     ("result-bytes", settings.MAX_OUTPUT_BYTES, 1000, _result_bytes,
      "the limit is 1000 bytes (set HFUSE_MAX_OUTPUT_BYTES"),
@@ -131,6 +150,50 @@ def test_a_limit_refuses_a_definition_made_with_the_api(setting, value, define, 
         with FusionDefinition() as fd:
             define(fd)
         fd.fusion()
+
+
+def _wide_cat() -> Fusion:
+    b = FusionBuilder()
+    x = b.define_tensor([4], DataType.Float)
+    (out,) = b.add(Op.CAT, [x] * 5, {"dim": 0})
+    b.add_output(out)
+    return b.build()
+
+
+def _chain() -> Fusion:
+    b = FusionBuilder()
+    (value,) = [b.define_tensor([4], DataType.Float)]
+    for _ in range(5):
+        (value,) = b.add(Op.NEG, [value])
+    b.add_output(value)
+    return b.build()
+
+
+# (id, setting, refusing value, fusion, message): fusions made under the default limits, compiled under lower
+COMPILE_LIMITS = [
+    ("ops", settings.MAX_OPS, 4, _chain, "the fusion has 5 ops; the limit is 4 (set HFUSE_MAX_OPS)"),
+    ("inputs-of-one-op", settings.MAX_OP_INPUTS, 4, _wide_cat, "cat takes 5 inputs; the limit is 4"),
+    ("depth", settings.MAX_DEPTH, 4, _chain, "neg producing T5 ends a chain of 5 ops; the limit is 4"),
+]
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "build", "message"),
+    [c[1:] for c in COMPILE_LIMITS],
+    ids=[c[0] for c in COMPILE_LIMITS],
+)
+def test_compile_checks_the_structure_before_any_stage(setting, value, build, message, monkeypatch):
+    fusion = build()
+    monkeypatch.setenv(setting.env, str(value))
+    monkeypatch.setattr(pipeline, "run_passes", _no_stage)
+    monkeypatch.setattr(pipeline, "segment", _no_stage)
+    with pytest.raises(LimitError, match=re.escape(message)) as caught:
+        hfuse.compile(fusion)
+    assert setting.env in str(caught.value)
+
+
+def _no_stage(*args, **kwargs):
+    raise AssertionError("a compile stage ran before the structure was checked")
 
 
 def test_the_guard_sees_an_allocation():

@@ -1,7 +1,9 @@
 """The engine's stages for the app, cached by the definition text and view options.
 
 Parsing for diagrams makes the script's inputs on torch's meta device (no memory, nothing runs);
-only a Run makes real tensors. Compiled stages are immutable and shared between sessions. Every
+only a Run makes real tensors. The compile (both strategies, one output contract) runs in a worker of
+the compile pool, with a time and a memory limit, so that a huge definition holds up no other session;
+its outcome, errors too, is cached. Compiled stages are immutable and shared between sessions. Every
 stage takes the segment a segments dump is shown at (0 for any other script).
 """
 
@@ -13,11 +15,13 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 import hfuse
-from hfuse import viz
+from hfuse import settings, viz
 from hfuse.backends import HFUSE, NAIVE
 from hfuse.ir import Fusion
 from hfuse.loader import Script
 from hfuse.segment.model import SchedulerKind
+from hfuse.service.compile import CompileRequest, CompileResult
+from hfuse.service.worker import shared_compile_pool
 
 if TYPE_CHECKING:
     from hfuse.pipeline import Compiled
@@ -38,8 +42,23 @@ def fusion_of(text: str, segment: int = 0) -> Fusion:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
+def compile_outcome(text: str, outputs: str, segment: int = 0) -> CompileResult:
+    """Both strategies' compiles of the script under one output contract, done in a compile worker, or
+    why they failed (raises the loader's HfuseError for a bad script)."""
+    request = CompileRequest(fusion_of(text, segment), alias_outputs=outputs == "views")
+    return shared_compile_pool().compile(request)
+
+
 def compiled_of(text: str, strategy: str, outputs: str, segment: int = 0) -> Compiled:
-    return hfuse.compile(fusion_of(text, segment), strategy=strategy, alias_outputs=outputs == "views")
+    """The strategy's compile; raises its HfuseError (a LimitError when it ran past its time limit). A
+    spinner with the time spent shows while a compile takes longer than half a second."""
+    limit = settings.COMPILE_TIMEOUT_S.as_float()
+    with st.spinner(f"Compiling both strategies (stopped after {limit:g} s)...", show_time=True):
+        return _compiled(text, strategy, outputs, segment)
+
+
+def _compiled(text: str, strategy: str, outputs: str, segment: int) -> Compiled:
+    return compile_outcome(text, outputs, segment).of(strategy)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -47,7 +66,7 @@ def ir_dot(text: str, after_passes: bool, segment: int = 0) -> str:
     names = script_of(text, segment).names
     if not after_passes:
         return viz.ir_graph(fusion_of(text, segment), names=names).source
-    compiled = compiled_of(text, HFUSE, "views", segment)
+    compiled = _compiled(text, HFUSE, "views", segment)
     views = viz.alias_views(compiled.scheduled, compiled.segmentation)
     return viz.ir_graph(compiled.scheduled, views=views, names=names).source
 
@@ -61,7 +80,7 @@ def segmentation_dot(
     measured: tuple[tuple[int, float, str], ...] = (),
 ) -> str:
     """The segmentation diagram; `measured` (group id, share, text) shades each segment by a run."""
-    compiled = compiled_of(text, strategy, outputs, segment)
+    compiled = _compiled(text, strategy, outputs, segment)
     overlay = {group: viz.Measured(share, note) for group, share, note in measured} if measured else None
     names = script_of(text, segment).names
     return viz.segmentation_graph(compiled.scheduled, compiled.segmentation, overlay, names).source
@@ -91,7 +110,7 @@ def comparison_sides(compare: str, strategy: str, outputs: str) -> tuple[Side, S
 def comparison_dot(text: str, left: Side, right: Side, segment: int = 0) -> str:
     sides, counts = [], []
     for side in (left, right):
-        compiled = compiled_of(text, side.strategy, side.outputs, segment)
+        compiled = _compiled(text, side.strategy, side.outputs, segment)
         sides.append((side.title, compiled.scheduled, compiled.segmentation))
         counts.append(compiled.kernel_count)
     return viz.compare_graph(sides[0], sides[1], (counts[0], counts[1])).source

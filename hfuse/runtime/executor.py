@@ -22,19 +22,16 @@ from hfuse import settings
 from hfuse.backends import BACKENDS, EAGER, HFUSE, INDUCTOR, STRATEGIES
 from hfuse.errors import DefinitionError, UnsupportedError
 from hfuse.ir import Fusion, Value
-from hfuse.pipeline import Compiled, compile_eager, compile_fusion
+from hfuse.pipeline import Compiled, Progress, compile_eager, compile_fusion
 from hfuse.runtime import autotune
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
-from hfuse.runtime.memory import check_run_memory, first_line, out_of_memory_error, run_bytes
+from hfuse.runtime.memory import check_run_memory, out_of_memory_detail, out_of_memory_error, run_bytes
 from hfuse.runtime.profile import build_profile
 from hfuse.runtime.profile_model import FusionProfile
 from hfuse.runtime.segments import Env, Rerun, Segment, inductor_segment, make_segment, torch_segment
 from hfuse.runtime.timing import wall_ms
 from hfuse.runtime.validate import validate_outputs
 from hfuse.runtime.validated import remember, remembered_error, validation_key
-
-Progress = Callable[[str], None]  # told each step of a run before it starts
-
 
 LeanCall = Callable[[Sequence[Any]], list[torch.Tensor]]  # a validated plan's call: inputs -> outputs
 
@@ -86,8 +83,10 @@ class Plan:
                 check_run_memory(needed, self._run_name)
             try:
                 results, reruns = _launch_and_validate(self, inputs, validating, tell)
-            except torch.cuda.OutOfMemoryError as err:
-                out_of_memory = first_line(err)
+            except Exception as err:
+                out_of_memory = out_of_memory_detail(err)
+                if out_of_memory is None:
+                    raise
             else:
                 out_of_memory = None
             if out_of_memory is not None:  # raised here, where the failed run's tensors are released
@@ -204,8 +203,10 @@ def _lean(plan: Plan) -> LeanCall:
             try:
                 for launch in launches:
                     launch(env, poison)
-            except torch.cuda.OutOfMemoryError as err:
-                out_of_memory = first_line(err)
+            except Exception as err:
+                out_of_memory = out_of_memory_detail(err)
+                if out_of_memory is None:
+                    raise
             else:
                 out_of_memory = None
             if out_of_memory is not None:

@@ -8,6 +8,7 @@ as if copied: an upper bound). On a GPU the total must also fit in the memory fr
 from __future__ import annotations
 
 import gc
+import resource
 from collections.abc import Iterable
 
 import torch
@@ -74,6 +75,33 @@ def free_device_bytes() -> tuple[int, int]:
     return free + torch.cuda.memory_reserved() - torch.cuda.memory_allocated(), total
 
 
+# How torch's CPU allocator words a failed allocation (a plain RuntimeError, not an OutOfMemoryError).
+_CPU_ALLOCATOR_WORDS = ("DefaultCPUAllocator", "can't allocate memory", "not enough memory")
+
+
+def out_of_memory_detail(err: BaseException) -> str | None:
+    """What `err` says in one line when it is an out-of-memory (torch's on the GPU, torch's CPU allocator,
+    Python's MemoryError, numpy's), else None."""
+    if isinstance(err, torch.cuda.OutOfMemoryError | MemoryError) or (
+        isinstance(err, RuntimeError) and any(word in str(err) for word in _CPU_ALLOCATOR_WORDS)
+    ):
+        return first_line(err)
+    return None
+
+
+def host_limit_note() -> str:
+    """Where this process's data is limited (the app's run worker limits its own: hfuse.service.worker), what
+    the limit is and which settings make it."""
+    limit, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    if limit == resource.RLIM_INFINITY:
+        return ""
+    made_of = (settings.MAX_INPUT_BYTES, settings.MAX_OUTPUT_BYTES, settings.WORKER_OVERHEAD_BYTES)
+    return (
+        f"; this process may take {size(limit)} of host memory (in the app's run worker: "
+        f"{' + '.join(setting.env for setting in made_of)})"
+    )
+
+
 def first_line(err: BaseException) -> str:
     """What an out-of-memory error says, in one line (torch's message goes on for several)."""
     return (str(err) or type(err).__name__).splitlines()[0]
@@ -89,7 +117,7 @@ def out_of_memory_error(detail: str, needed: int | None, what: str) -> LimitErro
         free, total = free_device_bytes()
         now = f"; {size(free)} of {size(total)} are free now"
     else:
-        now = ""
+        now = host_limit_note()
     wanted = f"; it needs about {size(needed)}" if needed is not None else ""
     return LimitError(
         f"{what} ran out of device memory ({detail}){wanted}{now}. Use smaller "

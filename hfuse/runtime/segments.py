@@ -23,6 +23,7 @@ from hfuse.runtime import inductor
 from hfuse.runtime.device import run_device
 from hfuse.runtime.kernel_cache import load_kernel
 from hfuse.runtime.launcher import KernelLauncher
+from hfuse.runtime.memory import out_of_memory_detail
 from hfuse.segment.model import Group, SchedulerKind
 
 T = TypeVar("T")
@@ -72,6 +73,8 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
         try:
             relaunch = launcher(args)
         except Exception as err:
+            if out_of_memory_detail(err) is not None:
+                raise  # not the kernel's fault: the run reports it as a LimitError
             raise _launch_error(kernel, err) from err
         env.update(zip(outputs, buffers, strict=True))
         return _reported(kernel, relaunch)
@@ -81,6 +84,8 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
         try:
             launcher.launch(args)
         except Exception as err:
+            if out_of_memory_detail(err) is not None:
+                raise  # not the kernel's fault: the run reports it as a LimitError
             raise _launch_error(kernel, err) from err
         env.update(zip(outputs, buffers, strict=True))
 
@@ -92,6 +97,8 @@ def _reported(kernel: KernelSource, launch: Callable[[], T]) -> Callable[[], T]:
         try:
             return launch()
         except Exception as err:
+            if out_of_memory_detail(err) is not None:
+                raise  # not the kernel's fault: the run reports it as a LimitError
             raise _launch_error(kernel, err) from err
 
     return reported

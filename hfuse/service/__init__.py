@@ -1,2 +1,3 @@
-"""The run service the app uses: a script's run as a picklable request and result (`request`), run one
-at a time in an isolated worker process with limits and a deadline (`worker`)."""
+"""The services the app uses: a script's run (`request`) and a fusion's compile for the diagrams
+(`compile`) as picklable requests and results, run in isolated worker processes with limits and
+deadlines (`worker`)."""

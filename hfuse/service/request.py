@@ -14,7 +14,6 @@ from __future__ import annotations
 import gc
 import json
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -26,17 +25,22 @@ from hfuse.codegen.model import KernelSource
 from hfuse.errors import HfuseError, KernelError, Loc
 from hfuse.ir import Fusion
 from hfuse.loader import default_device, load
+from hfuse.pipeline import Progress
 from hfuse.reference import evaluate
 from hfuse.runtime.device import has_cuda
 from hfuse.runtime.executor import execute
-from hfuse.runtime.memory import check_free_device_memory, first_line, out_of_memory_error, tensor_bytes
+from hfuse.runtime.memory import (
+    check_free_device_memory,
+    out_of_memory_detail,
+    out_of_memory_error,
+    tensor_bytes,
+)
 from hfuse.runtime.profile_model import FusionProfile
 from hfuse.service.measure import Timing, compare_case
 from hfuse.tolerance import compare, reduction_size
 
-Progress = Callable[[str], None]
 PREVIEW_ELEMENTS = 8  # leading elements of each output sent back
-TEST_FAULTS = ("hang", "crash", "exit", "oom", "cuda_error")  # see hfuse.service.worker
+TEST_FAULTS = ("hang", "crash", "exit", "oom", "host_oom", "cuda_error")  # see hfuse.service.worker
 MAX_MESSAGE_CHARS = 8000  # a failure's reason beyond this is cut (a Triton error can quote a lot)
 
 # The error classes a failure can be rebuilt as.
@@ -162,12 +166,10 @@ def run_request(request: RunRequest, progress: Progress | None = None) -> RunRes
         result = _run(request, tell)
     except HfuseError as err:
         result = RunResult(RunFailure.of(err, device_fault=_is_device_fault(err)))
-    except torch.cuda.OutOfMemoryError as err:
-        out_of_memory = first_line(err)
-    except MemoryError:
-        out_of_memory = "the host ran out of memory"
-    except Exception as err:  # a fault of the device, or a bug: reported with the step it happened in
-        result = RunResult(_unexpected_failure(err, steps[-1]))
+    except Exception as err:  # an out-of-memory, a fault of the device, or a bug (reported with its step)
+        out_of_memory = out_of_memory_detail(err)
+        if out_of_memory is None:
+            result = RunResult(_unexpected_failure(err, steps[-1]))
     if out_of_memory is not None:  # made here, where the failed run's tensors are released
         result = RunResult(RunFailure.of(out_of_memory_error(out_of_memory, None, "the run")))
     if result.failure is not None:

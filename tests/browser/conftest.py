@@ -1,18 +1,11 @@
 """The app under test: `streamlit run app.py` on a free loopback port, and Debian's chromium."""
 
-import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from served import served_app
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -21,7 +14,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--headless",
 ]
-STARTUP_S = 90
 
 
 def pytest_collection_modifyitems(items):
@@ -33,64 +25,10 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.xdist_group("browser"))
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {server.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().strip() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise RuntimeError(
-        f"streamlit did not answer {url}/_stcore/health within {STARTUP_S} s:\n{log.read_text()}"
-    )
-
-
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
-    port = free_port()
-    folder = tmp_path_factory.mktemp("app")
-    env = {**os.environ, "HFUSE_LINK_DB": str(folder / "links.sqlite3")}
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",  # edits to the sources during a test must not rerun the sessions
-    ]
-    log = folder / "streamlit.log"
-    with log.open("w") as output:
-        server = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, server, log)
+    with served_app(tmp_path_factory.mktemp("app")) as url:
         yield url
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
 
 
 @pytest.fixture(scope="session")
