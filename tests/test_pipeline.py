@@ -108,4 +108,5 @@ def test_a_split_reduction_is_one_segment_and_two_launches(device):
     assert [k.launches for k in profile.kernel_profiles] == [2]
     report = format_segmentation(compiled.scheduled, compiled.segmentation, compiled.launches)
     assert "2 kernel launch(es), 1 segment(s)" in report and "2 launches: a split reduction" in report
-    torch.testing.assert_close(total, x.sum(1))
+    # 32768 terms summed in another order: float32 rounding alone reaches about 1e-3 where a sum is near 0
+    torch.testing.assert_close(total, x.double().sum(1).float(), rtol=1e-5, atol=2e-3)
