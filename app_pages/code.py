@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from hfuse.codegen.provenance import computed_values, value_lines
 from hfuse.errors import HfuseError
 from hfuse.export import segment_script
 from hfuse.viz import group_title
@@ -22,6 +23,7 @@ if fusion is not None:
         compiled = None
     if compiled is not None:
         groups = {group.id: group for group in compiled.segmentation.groups}
+        names = pipeline.script_of(text, state.segment()).names
         group_id = st.selectbox(
             "Segment",
             list(groups),
@@ -51,7 +53,20 @@ if fusion is not None:
                     f"`{kernel.name}`: {split}grid {kernel.grid}, {kernel.num_warps} warps, "
                     f"reads {', '.join(kernel.inputs)}, writes {', '.join(kernel.outputs)}"
                 )
-                st.code(kernel.source, language="python", line_numbers=True, wrap_lines=True)
+                values = [*kernel.inputs, *computed_values(kernel.source), *kernel.outputs]
+                chosen = st.selectbox(
+                    "Show the lines of",
+                    list(dict.fromkeys(values)),
+                    index=None,
+                    key=f"code_value_{strategy}_{outputs}_{group.id}",
+                    placeholder="an IR value: its comment, the lines that compute it and those that use it",
+                    format_func=lambda name: f"{name} ({names[name]})" if name in names else name,
+                )
+                if chosen is None:
+                    st.code(kernel.source, language="python", line_numbers=True, wrap_lines=True)
+                else:
+                    marked = set(value_lines(kernel.source, chosen))
+                    st.html(views.highlighted_code(kernel.source, marked))
                 st.download_button(
                     "Download kernel .py",
                     kernel.source,

@@ -596,3 +596,14 @@ def test_a_segment_opens_in_the_editor_as_a_definition_of_its_own():
     at.button(key="open_segment").click().run()
     assert not at.exception
     assert headers(at) == ["Fusion definition"] and definition(at).strip() == exported.strip()
+
+
+def test_the_code_page_shows_the_lines_of_an_ir_value():
+    softmax = share.encode_definition(get_example("softmax").text)
+    at = open_page(open_app(f=softmax, v="1"), "app_pages/code.py")
+    chooser = next(s for s in at.selectbox if s.label == "Show the lines of")
+    chooser.set_value("T3").run()
+    assert not at.exception
+    (block,) = at.html
+    marked = re.findall(r'<span style="background:#fff3b0">(.*?)</span>\n', block.proto.body + "\n")
+    assert any("t3 = (t0 - t1)" in line for line in marked) and any("# T3 = fd.ops.sub" in m for m in marked)

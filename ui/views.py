@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 import streamlit as st
@@ -89,3 +90,17 @@ def fusion_caption() -> str:
     except HfuseError:
         return "a definition that does not load yet"
     return f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs"
+
+
+def highlighted_code(source: str, marked: set[int]) -> str:
+    """Source as an HTML block with line numbers, the `marked` lines (1-based) highlighted; every line is
+    escaped, so the text shows as itself."""
+    rows = []
+    for number, line in enumerate(source.splitlines(), start=1):
+        style = ' style="background:#fff3b0"' if number in marked else ""
+        rows.append(f'<span{style}><span style="color:#999">{number:4d}  </span>{html.escape(line)}</span>')
+    return (
+        '<pre style="font-size:0.8rem;line-height:1.35;padding:0.8rem;background:#f6f8fa;overflow-x:auto">'
+        + "\n".join(rows)
+        + "</pre>"
+    )
