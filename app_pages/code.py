@@ -65,8 +65,10 @@ if fusion is not None:
                 if chosen is None:
                     st.code(kernel.source, language="python", line_numbers=True, wrap_lines=True)
                 else:
-                    marked = set(value_lines(kernel.source, chosen))
-                    st.html(views.highlighted_code(kernel.source, marked))
+                    marked = value_lines(kernel.source, chosen)
+                    where = ", ".join(map(str, marked)) or "none"
+                    st.caption(f"{chosen}: lines {where}")
+                    st.html(views.highlighted_code(kernel.source, set(marked)))
                 st.download_button(
                     "Download kernel .py",
                     kernel.source,
