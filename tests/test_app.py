@@ -607,3 +607,12 @@ def test_the_code_page_shows_the_lines_of_an_ir_value():
     (block,) = at.html
     marked = re.findall(r'<span style="background:#fff3b0">(.*?)</span>\n', block.proto.body + "\n")
     assert any("t3 = (t0 - t1)" in line for line in marked) and any("# T3 = fd.ops.sub" in m for m in marked)
+
+
+def test_a_definition_without_inputs_shows_the_inputs_to_add_as_code():
+    bare = "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n"
+    bare += "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=True, dtype=DataType.Float)\n"
+    bare += "    fd.add_output(fd.ops.exp(T0))\n"
+    at = open_app(f=share.encode_definition(bare), v="1")
+    assert any("symbolic extents" in e for e in errors(at))
+    assert any(c.value.startswith("inputs = [\n    torch.randn(8, 8, dtype=torch.float32") for c in at.code)

@@ -506,3 +506,27 @@ def test_a_value_is_named_by_the_first_variable_of_the_shallowest_call_that_held
     named = {script.names.get(o.name) for o in script.fusion.outputs}
     assert script.names["T0"] == "x" and named == {"q", None}  # exp(k) was never held by a variable
     assert script.names["T2"] == "k"  # not the helper's out, nor the loop's t
+
+
+BARE_DEFINITION = """\
+def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, 4], contiguity=True, dtype=DataType.BFloat16, stride_order=[0, 1])
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)
+    S2 = fd.define_scalar(None, dtype=DataType.Double)
+    T3 = fd.ops.mul(fd.ops.cast(T0, DataType.Float), S2)
+    fd.add_output(T3)
+    fd.add_output(fd.ops.add(T1, T1))
+"""
+
+
+def test_a_definition_with_symbolic_extents_and_no_inputs_says_how_to_write_them():
+    with pytest.raises(DefinitionError, match="for example") as caught:
+        load(BARE_DEFINITION, device="cpu")
+    snippet = caught.value.reason.split("is declared):\n", 1)[1]
+    assert snippet.startswith("inputs = [") and snippet.rstrip().endswith("fd.execute(inputs)")
+    header = "import torch\nfrom nvfuser import FusionDefinition, DataType\n"
+    block = "\nwith FusionDefinition() as fd:\n    nvfuser_fusion_id0(fd)\n\n"
+    script = load(header + BARE_DEFINITION + block + snippet, device="cpu")
+    x, ids, scale = script.inputs
+    assert x.dtype == torch.bfloat16 and x.shape == (8, 4) and x.stride() == (1, 8)  # stride order kept
+    assert ids.dtype == torch.int64 and ids.shape == (8,) and scale == 0.5

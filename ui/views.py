@@ -23,7 +23,10 @@ def show_error(err: HfuseError, text: str) -> None:
         st.error(f"**{kind}**: {literal(str(err))}")
         return
     line, col = err.loc.line, err.loc.column
-    st.error(f"**{kind}** at {err.loc}: {literal(err.reason)}")
+    reason, _, example = err.reason.partition("\n")  # a message may end in lines of code to add
+    st.error(f"**{kind}** at {err.loc}: {literal(reason)}")
+    if example:
+        st.code(example, language="python")
     lines = text.splitlines()
     first = max(line - 1 - CONTEXT_LINES, 0)
     shown = []

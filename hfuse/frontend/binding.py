@@ -217,7 +217,8 @@ class Replay:
         if -1 in spec.shape:
             raise DefinitionError(
                 f"input {record.out.name} has symbolic extents {list(spec.shape)}: pass the input tensors, "
-                "as in fd.fusion(inputs) or fd.execute(inputs), so hfuse knows its shape",
+                "as in fd.fusion(inputs) or fd.execute(inputs), so hfuse knows its shape; for a script, add "
+                f"for example (sizes of your choice where -1 is declared):\n{example_inputs(self.records)}",
                 loc=loc_of(record.loc),
             )
         return spec.shape, strides_for(spec.shape, spec.stride_order)
@@ -289,3 +290,39 @@ def _whole(value: Any) -> Any:
 
 def build(records: Sequence[Record], inputs: Sequence[Any] | None) -> Fusion:
     return Replay(records, inputs).run()
+
+
+EXAMPLE_EXTENT = 8  # what example_inputs writes for a symbolic extent
+
+
+def example_inputs(records: Sequence[Record]) -> str:
+    """Script lines that make inputs a definition accepts: each declared tensor with its dtype and its
+    declared extents, EXAMPLE_EXTENT for the symbolic ones, in its stride order; a number for a scalar."""
+    lines = ["inputs = ["]
+    for record in input_records(records):
+        if isinstance(record, ScalarInput):
+            lines.append(f"    {_EXAMPLE_NUMBERS.get(record.dtype, 0.5)!r},")
+            continue
+        spec = record.spec
+        shape = [EXAMPLE_EXTENT if extent == -1 else extent for extent in spec.shape]
+        order = list(spec.stride_order) or list(range(len(shape) - 1, -1, -1))
+        outer_first = sorted(range(len(shape)), key=lambda d: -order[d])  # dims from the largest stride
+        made = _example_tensor([shape[d] for d in outer_first], spec.dtype)
+        if outer_first != list(range(len(shape))):
+            made += f".permute({', '.join(str(outer_first.index(d)) for d in range(len(shape)))})"
+        lines.append(f"    {made},")
+    return "\n".join([*lines, "]", "fd.execute(inputs)"])
+
+
+_EXAMPLE_NUMBERS = {DataType.Int: 3, DataType.Int32: 3, DataType.Bool: True}
+
+
+def _example_tensor(shape: list[int], dtype: DataType) -> str:
+    size = ", ".join(map(str, shape))
+    torch_dtype = str(dtype.torch)  # "torch.bfloat16"
+    if dtype is DataType.Bool:
+        return f"(torch.rand({size}, device='cuda') > 0.5)"
+    if dtype.is_int:
+        sizes = f"({size},)" if len(shape) == 1 else f"({size})"
+        return f"torch.randint(0, 8, {sizes}, dtype={torch_dtype}, device='cuda')"
+    return f"torch.randn({size}, dtype={torch_dtype}, device='cuda')"
