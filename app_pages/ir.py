@@ -1,13 +1,53 @@
 """IR: the fusion as defined, and as the passes leave it (aliased outputs marked); the compile step by step
 with each step's change."""
 
+import difflib
+
 import streamlit as st
 
-from hfuse.backends import HFUSE
+from hfuse.backends import HFUSE, STRATEGIES
 from hfuse.errors import HfuseError
 from hfuse.printer import print_fusion
 from hfuse.stages import compile_stages
 from ui import pipeline, state, views
+from ui.literal import literal
+
+
+def against_original(text: str, segment: int) -> None:
+    """What the visitor's edits changed: the IR's diff and each strategy's kernels, before and now."""
+    original = state.original_definition()
+    if original == text:
+        return
+    st.subheader("Your edits")
+    outputs = state.option("outputs")
+    try:
+        before = print_fusion(pipeline.fusion_of(original, segment))
+        counts = [
+            {
+                "segmenter": strategy,
+                "kernels before your edits": pipeline.compiled_of(
+                    original, strategy, outputs, segment
+                ).kernel_count,
+                "kernels now": pipeline.compiled_of(text, strategy, outputs, segment).kernel_count,
+            }
+            for strategy in STRATEGIES
+        ]
+    except HfuseError as err:
+        st.caption(f"Nothing to compare: one of the two texts does not compile ({literal(err.reason)}).")
+        return
+    st.caption(f"Outputs {pipeline.OUTPUT_TITLES[outputs]}. The IR as defined, before your edits and now:")
+    st.dataframe(counts, hide_index=True, key="edits_kernels")
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        print_fusion(pipeline.fusion_of(text, segment)).splitlines(keepends=True),
+        fromfile="before your edits",
+        tofile="now",
+    )
+    diff = "".join(lines)
+    if diff:
+        st.code(diff, language="diff")
+    else:
+        st.caption("The IR is the same: the edits changed only what does not reach the fusion.")
 
 
 def pass_pipeline(text: str, segment: int) -> None:
@@ -72,4 +112,5 @@ if fusion is not None:
             views.show_error(err, text)
     with st.expander("The IR as text"):
         st.code(print_fusion(fusion), language="python")
+    against_original(text, segment)
     pass_pipeline(text, segment)

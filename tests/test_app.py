@@ -627,3 +627,18 @@ def test_the_segmentation_page_answers_what_if_two_segments_were_merged():
     said = [m.value for m in (*at.success, *at.warning)]
     assert any(s.startswith("**One kernel: yes.** one normalization kernel") for s in said), said
     assert any(s.startswith("**One launch, side by side: no.**") and "reads" in s for s in said), said
+
+
+def test_the_ir_page_shows_what_the_visitors_edits_changed():
+    at = open_app(f=share.encode_definition(SEED), v="1")
+    edited = SEED.replace("fd.add_output(T2_slice3)", "fd.add_output(fd.ops.exp(T2_slice3))")
+    at.session_state["code_editor_0"] = {"id": "edit0001", "type": "blur", "text": edited}
+    open_page(at, "app_pages/ir.py")
+    assert not at.exception and definition(at) == edited
+    assert "Your edits" in [s.value for s in at.subheader]
+    counts = next(frame.value for frame in at.dataframe if "kernels now" in frame.value.columns)
+    before = dict(zip(counts["segmenter"], counts["kernels before your edits"], strict=True))
+    now = dict(zip(counts["segmenter"], counts["kernels now"], strict=True))
+    assert before == {"naive": 3, "hfuse": 0} and now["hfuse"] >= 1
+    diff = next(c.value for c in at.code if c.value.startswith("--- before your edits"))
+    assert "+    T10 = fd.ops.exp(T9)" in diff

@@ -26,6 +26,7 @@ LINK_MESSAGE = "link_message"  # (level, text) about the link this session was o
 SHORT_LINK = "short_link"  # (id, text) of the last short link made or opened
 OPTIONS = "options"
 PREVIOUS = "previous_definition"  # the text an example or the op builder replaced
+ORIGINAL = "original_definition"  # the text before the visitor's own edits: as opened, or as put in
 EDITOR_EVENT = "editor_event"  # id of the last code-editor event applied
 SEGMENT = "segment"  # index of the definition of a segments dump chosen in the editor
 RUN_REPORT = "run_report"  # ((text, strategy, outputs, segment), RunResult) of the last run that worked
@@ -66,6 +67,11 @@ def init_session() -> None:
     """On a session's first run: take the definition and options from the link it was opened with."""
     if DEFINITION in st.session_state:
         return
+    _read_link()
+    st.session_state[ORIGINAL] = st.session_state[DEFINITION]
+
+
+def _read_link() -> None:
     st.session_state[EDITOR_VERSION] = 0
     st.session_state[OPTIONS] = {name: option.default for name, option in VIEW_OPTIONS.items()}
     params = {key: st.query_params[key] for key in st.query_params}
@@ -115,8 +121,15 @@ def replace_definition(text: str) -> None:
         return
     st.session_state[PREVIOUS] = definition()
     st.session_state[DEFINITION] = text
+    st.session_state[ORIGINAL] = text
     st.session_state[EDITOR_VERSION] += 1
     st.session_state.pop(LINK_MESSAGE, None)
+
+
+def original_definition() -> str:
+    """The text before the visitor's own edits: as the session opened it, or as an example, the builder
+    or a segment put it in."""
+    return st.session_state.get(ORIGINAL, definition())
 
 
 def previous_definition() -> str | None:
