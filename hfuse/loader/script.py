@@ -11,6 +11,7 @@ ParseError.
 from __future__ import annotations
 
 import ast
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,9 +134,16 @@ def _parse(source: Source) -> tuple[formats.Prepared, ast.Module]:
         return fenced, _syntax_tree(source, fenced)
 
 
+# CPython 3.11's AST constructor keeps its recursion count in state shared by every thread
+# (python/cpython#106905): two threads parsing at once, as the app's sessions do, can fail with
+# "SystemError: AST constructor recursion depth mismatch". One parse at a time.
+_PARSING = threading.Lock()
+
+
 def _syntax_tree(source: Source, prepared: formats.Prepared) -> ast.Module:
     try:
-        return ast.parse(prepared.text)
+        with _PARSING:
+            return ast.parse(prepared.text)
     except SyntaxError as err:
         line, col = err.lineno or 1, err.offset or 1
         raise source.parse_error((line, col), f"the script is not valid Python: {err.msg}") from None
