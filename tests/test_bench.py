@@ -54,3 +54,49 @@ def test_in_place_outputs_are_read_back_from_their_inputs_and_the_inputs_restore
     for got, want, out in zip(actual, expected, script.fusion.outputs, strict=True):
         assert_close(got, want, reduction_size=reduction_size(script.fusion, out.name))
     assert len(returned) == len(expected) - len(written)
+
+
+@pytest.mark.parametrize(("name", "subset"), [("adam_step", "extended"), ("qkv_split", "small")])
+@pytest.mark.usefixtures("fresh_cache")
+def test_the_eager_baseline_runs_the_examples_plain_function_under_hfuses_output_contract(name, subset):
+    """In-place outputs are left out of what it returns (written into the inputs), the others laid out
+    in hfuse's strides, and the check against the reference passes."""
+    from hfuse import load
+    from hfuse.baselines import baseline
+    from hfuse.reference import evaluate
+    from hfuse.service.measure import Candidate, baseline_function, check
+    from hfuse.tolerance import reduction_size
+
+    script = load(get_example(name, subset).text, device="cpu")
+    saved = saved_in_place_inputs(script.fusion, script.inputs)
+    calls = []
+
+    def plain(*xs):
+        calls.append(len(xs))
+        return baseline(name, subset)(*xs)
+
+    hfuse_outputs = script.fd.execute(script.inputs, alias_outputs=False)
+    restore(script.inputs, saved)
+    expected = evaluate(script.fusion, [x.clone() for x in script.inputs])
+    function = baseline_function(script.fusion, hfuse_outputs, plain)
+    eager = Candidate("eager", lambda: function(*script.inputs))
+    dtypes = [script.fusion.value(out.name).dtype for out in script.fusion.outputs]
+    sizes = [reduction_size(script.fusion, out.name) for out in script.fusion.outputs]
+    check(eager, script, expected, dtypes, sizes)
+    assert calls == [len(script.inputs)]
+    returned = eager.fn()
+    assert [t.stride() for t in returned] == [t.stride() for t in hfuse_outputs]
+
+
+def test_the_first_call_table_says_each_cases_target_and_verdict():
+    from hfuse.tools.bench.suite import FirstCall, to_markdown
+
+    firsts = [
+        FirstCall("large/softmax", 612.0, 400.0, None, None, {"load script": 12.0, "compare": 3.0}),
+        FirstCall("extended-decode/adam_step", 731.0, 500.0, 9.5, 8.0, {"load script": 11.0}),
+    ]
+    text = to_markdown("## header", [], firsts, [])
+    assert "| large/softmax | 612 (400) | <= 1500: met | not timed |" in text
+    assert "| extended-decode/adam_step | 731 (500) | <= 500: missed | 9.5 (8.0) |" in text
+    assert "| large/softmax | 12.0 | 3.0 |" in text
+    assert "torch.compile (Inductor, dynamic=False) of the example's plain torch function" in text

@@ -9,9 +9,9 @@ import re
 
 import pytest
 import torch
-from example_oracles import EXTENDED_ORACLES, ORACLES
 
 import hfuse.examples as gallery
+from hfuse.baselines import BASELINES, EXTENDED_BASELINES, baseline
 from hfuse.errors import HfuseError
 from hfuse.examples import get_example, list_examples
 
@@ -67,9 +67,9 @@ def test_every_suite_entry_is_in_every_subset(subset):
     assert set(SUITE) <= names, f"missing from {subset}: {sorted(set(SUITE) - names)}"
 
 
-def test_the_small_gallery_has_an_oracle_for_every_example():
+def test_the_small_gallery_has_a_plain_torch_function_for_every_example():
     assert len(SMALL) >= 24
-    assert {e.name for e in SMALL} == set(ORACLES)
+    assert {e.name for e in SMALL} == set(BASELINES)
 
 
 @pytest.mark.parametrize("subset", ["small", "nanogpt", "large"])
@@ -93,7 +93,7 @@ def test_small_example_matches_torch(example):
     from hfuse.tolerance import assert_close, reduction_size
 
     script = load(example.text, device="cpu")
-    expected = ORACLES[example.name](*script.inputs)
+    expected = baseline(example.name, "small")(*script.inputs)
     actual = reference.evaluate(script.fusion, script.inputs)
     assert len(actual) == len(expected)
     for got, want, out in zip(actual, expected, script.fusion.outputs, strict=True):
@@ -250,7 +250,7 @@ def _assert_matches(script, actual: list[torch.Tensor], expected: list[torch.Ten
 @pytest.mark.parametrize("subset", EXTENDED_SUBSETS)
 def test_every_extended_subset_holds_every_case_with_a_title_and_its_inputs(subset):
     examples = list_examples(subset)
-    assert {e.name for e in examples} == set(EXTENDED_ORACLES), subset
+    assert {e.name for e in examples} == set(EXTENDED_BASELINES), subset
     for example in examples:
         assert re.fullmatch(r"# [^:]+: .+", example.text.splitlines()[0]), example.path
         assert example.title and example.description
@@ -262,7 +262,7 @@ def test_extended_example_matches_torch_in_the_reference(example):
     from hfuse import load, reference
 
     script = load(example.text, device="cpu")
-    expected = EXTENDED_ORACLES[example.name](*_copies(script.inputs))
+    expected = baseline(example.name, "extended")(*_copies(script.inputs))
     _assert_matches(script, reference.evaluate(script.fusion, script.inputs), expected)
 
 
@@ -272,13 +272,13 @@ def test_extended_example_matches_torch_through_generated_kernels(example):
     from hfuse import load
 
     script = load(example.text, device="cpu")
-    expected = EXTENDED_ORACLES[example.name](*_copies(script.inputs))
+    expected = baseline(example.name, "extended")(*_copies(script.inputs))
     returned = script.fd.execute(script.inputs)
     assert all(group.kind.launches_kernel for group in script.fd.segmentation().groups)
     _assert_matches(script, _every_output(script, returned), expected)
 
 
-EXTENDED_SIZED = [(subset, name) for subset in EXTENDED_SIZED_INPUTS for name in sorted(EXTENDED_ORACLES)]
+EXTENDED_SIZED = [(subset, name) for subset in EXTENDED_SIZED_INPUTS for name in sorted(EXTENDED_BASELINES)]
 
 
 @pytest.mark.parametrize(("subset", "name"), EXTENDED_SIZED, ids=[f"{s}-{n}" for s, n in EXTENDED_SIZED])

@@ -37,6 +37,12 @@ DESCRIPTIONS = {
     COMBO: "torch.compile as above, with combo_kernels=True (independent kernels in one launch)",
     CLONE: "torch.clone of a buffer of the bytes the fusion must move: the practical ceiling",
 }
+# The eager and torch.compile baselines of a case that comes with its plain torch function
+PLAIN_DESCRIPTIONS = {
+    **DESCRIPTIONS,
+    EAGER: "torch eager: the example's plain torch function (hfuse.baselines)",
+    COMPILE: "torch.compile (Inductor, dynamic=False) of the example's plain torch function",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +134,24 @@ def every_output(
     ]
 
 
+def baseline_function(
+    fusion: Any, hfuse_outputs: Sequence[torch.Tensor], plain: Callable[..., list[torch.Tensor]] | None
+) -> Callable[..., list[torch.Tensor]]:
+    """What the eager baseline runs and torch.compile compiles: `plain`, the case's plain torch function,
+    when given, else hfuse's op-by-op reference of the fusion; its outputs under hfuse's output contract
+    (those written into inputs left out, the others in the strides of `hfuse_outputs`)."""
+    from hfuse.reference import evaluate
+
+    returned = [out.alias_input is None for out in fusion.outputs]
+    computes = plain if plain is not None else (lambda *xs: evaluate(fusion, list(xs)))
+
+    def baseline(*xs: torch.Tensor) -> list[torch.Tensor]:
+        outputs = [t for t, kept in zip(computes(*xs), returned, strict=True) if kept]
+        return in_layout(outputs, hfuse_outputs)
+
+    return baseline
+
+
 def candidates(
     script: Any,
     hfuse_outputs: Sequence[torch.Tensor],
@@ -137,19 +161,13 @@ def candidates(
     backend: str = HFUSE,
     alias_outputs: bool = False,
     combo: bool = False,
+    plain: Callable[..., list[torch.Tensor]] | None = None,
 ) -> list[Candidate]:
     """hfuse (`script.fd.execute` with this backend and output contract), eager, torch.compile (and, with
-    `combo`, torch.compile with combo kernels), and, when bytes move, a clone of `nbytes` bytes."""
-    from hfuse.reference import evaluate
-
-    fusion, fd, inputs = script.fusion, script.fd, script.inputs
-
-    returned = [out.alias_input is None for out in fusion.outputs]
-
-    def reference(*xs: torch.Tensor) -> list[torch.Tensor]:
-        outputs = [t for t, kept in zip(evaluate(fusion, list(xs)), returned, strict=True) if kept]
-        return in_layout(outputs, hfuse_outputs)
-
+    `combo`, torch.compile with combo kernels) of `baseline_function`, and, when bytes move, a clone of
+    `nbytes` bytes."""
+    fd, inputs = script.fd, script.inputs
+    reference = baseline_function(script.fusion, hfuse_outputs, plain)
     found = [
         Candidate(
             backend, lambda: fd.execute(inputs, alias_outputs=alias_outputs, backend=backend), plan_kernels
@@ -303,10 +321,12 @@ def compare_case(
     backend: str = HFUSE,
     alias_outputs: bool = False,
     combo: bool = False,
+    plain: Callable[..., list[torch.Tensor]] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[list[Timing], tuple[str, ...]]:
     """The case's candidates under one output contract, each checked against the torch reference and
-    then measured side by side; and the kernel counts that torch.profiler does not confirm."""
+    then measured side by side; and the kernel counts that torch.profiler does not confirm. `plain`, the
+    case's plain torch function, is what eager and torch.compile run when given (`candidates`)."""
     from hfuse.reference import evaluate
     from hfuse.tolerance import reduction_size
 
@@ -326,7 +346,7 @@ def compare_case(
     tell("compiling torch.compile's baseline")
     cands = candidates(
         script, hfuse_outputs, nbytes, profile.segments, backend=backend, alias_outputs=alias_outputs,
-        combo=combo,
+        combo=combo, plain=plain,
     )  # fmt: skip
     for candidate in cands:
         if candidate.name == CLONE:

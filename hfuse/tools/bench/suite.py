@@ -43,6 +43,8 @@ COMPILE_CASES = {
         "extended-large/softmax_vocab", "extended-large/log_softmax_vocab", "extended-large/adam_step",
     ),
 }  # fmt: skip
+# The first call's target in host ms by subset (large sizes 1.5 s, small ones 0.5 s)
+FIRST_CALL_TARGET_MS = {"nanogpt": 500, "large": 1500, "extended-decode": 500, "extended-large": 1500}
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,18 +68,25 @@ class FirstCall:
     case: str
     cold_ms: float  # host time of the first fd.execute, with an empty HFUSE_CACHE_DIR and Triton cache
     cold_compile_ms: float  # the part compiling the fusion and its kernels
-    warm_ms: float  # the same in a new process over the same caches
-    warm_compile_ms: float  # the part compiling the fusion and loading its kernels from the caches
+    warm_ms: float | None  # the same in a new process over the same caches (None: not timed)
+    warm_compile_ms: float | None  # the part compiling the fusion and loading its kernels from the caches
     cold_stages_ms: dict[str, float]  # the cold call's stages: loading the script, then the first run's
 
+    @property
+    def target_ms(self) -> float | None:
+        return FIRST_CALL_TARGET_MS.get(self.case.split("/")[0])
 
-def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list[Row], tuple[str, ...]]:
+
+def measure_case(
+    name: str, size: str, text: str, peak_gbs: float, *, combo: bool = True
+) -> tuple[list[Row], tuple[str, ...]]:
     """The rows of every candidate, and the kernel counts that torch.profiler does not confirm."""
+    from hfuse.baselines import baseline
     from hfuse.loader import load
     from hfuse.service.measure import compare_case
 
     script = load(text, device="cuda")
-    found, disagreements = compare_case(script, alias_outputs=False, combo=True)
+    found, disagreements = compare_case(script, alias_outputs=False, combo=combo, plain=baseline(name, size))
     by_name = {t.candidate: t for t in found}
     clone_us, compile_us = by_name[CLONE].kernel_us, by_name[COMPILE].kernel_us
     rows = [
@@ -100,10 +109,12 @@ def measure_case(name: str, size: str, text: str, peak_gbs: float) -> tuple[list
     return rows, disagreements
 
 
-def first_calls(cases: Sequence[str]) -> list[FirstCall]:
-    """Each case's first fd.execute in a new process: with empty caches, then again over the same caches."""
+def first_calls(cases: Sequence[str], *, warm: bool = True) -> list[FirstCall]:
+    """Each case's first fd.execute in a new process: with empty caches, then (with `warm`) again over
+    the same caches."""
     found = []
-    for case in cases:
+    for index, case in enumerate(cases):
+        _progress(index, len(cases), f"first call of {case}")
         subset, name = case.split("/")
         with tempfile.TemporaryDirectory() as folder:
             env = {
@@ -111,17 +122,19 @@ def first_calls(cases: Sequence[str]) -> list[FirstCall]:
                 settings.CACHE_DIR.env: f"{folder}/hfuse",
                 "TRITON_CACHE_DIR": f"{folder}/triton",
             }
-            cold, warm = (_first_call_in_new_process(name, subset, env) for _ in range(2))
+            cold = _first_call_in_new_process(name, subset, env)
+            again = _first_call_in_new_process(name, subset, env) if warm else None
         found.append(
             FirstCall(
                 case,
                 round(cold["host_ms"], 1),
                 round(cold["compile_ms"], 1),
-                round(warm["host_ms"], 1),
-                round(warm["compile_ms"], 1),
+                round(again["host_ms"], 1) if again else None,
+                round(again["compile_ms"], 1) if again else None,
                 {stage: round(ms, 1) for stage, ms in cold["stages_ms"].items()},
             )
         )
+    _progress(len(cases), len(cases), "first calls done")
     return found
 
 
@@ -173,7 +186,10 @@ def summary(rows: Sequence[Row]) -> list[str]:
 def to_markdown(
     header: str, rows: Sequence[Row], firsts: Sequence[FirstCall], failures: Sequence[str]
 ) -> str:
-    lines = [header, "", "### Summary", "", *summary(rows), "", "### Every candidate", ""]
+    from hfuse.service.measure import PLAIN_DESCRIPTIONS
+
+    described = [f"- {name}: {text}" for name, text in PLAIN_DESCRIPTIONS.items()]
+    lines = [header, "", *described, "", "### Summary", "", *summary(rows), "", "### Every candidate", ""]
     lines += [
         "| size | case | candidate | kernels | kernel us | device us | e2e us | GB/s | % clone | % peak | "
         "x vs compile |",
@@ -190,12 +206,12 @@ def to_markdown(
             "",
             "### First fd.execute in a new process: host ms (of which compile or cache load)",
             "",
-            "| case | cold caches | warm caches |",
-            "| --- | ---: | ---: |",
+            "| case | cold caches | target | warm caches |",
+            "| --- | ---: | ---: | ---: |",
         ]
         lines += [
-            f"| {f.case} | {f.cold_ms:.0f} ({f.cold_compile_ms:.0f}) | "
-            f"{f.warm_ms:.1f} ({f.warm_compile_ms:.1f}) |"
+            f"| {f.case} | {f.cold_ms:.0f} ({f.cold_compile_ms:.0f}) | {_verdict(f)} | "
+            + (f"{f.warm_ms:.1f} ({f.warm_compile_ms:.1f}) |" if f.warm_ms is not None else "not timed |")
             for f in firsts
         ]
         stages = list(dict.fromkeys(stage for f in firsts for stage in f.cold_stages_ms))
@@ -212,6 +228,13 @@ def to_markdown(
         ]
     lines += [""] + [f"FAILED {failure}" for failure in failures]
     return "\n".join(lines) + "\n"
+
+
+def _verdict(first: FirstCall) -> str:
+    target = first.target_ms
+    if target is None:
+        return "-"
+    return f"<= {target}: {'met' if first.cold_ms <= target else 'missed'}"
 
 
 def _progress(done: int, total: int, label: str) -> None:
@@ -267,8 +290,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--label", default="", help="added to the result files' names")
     parser.add_argument(
         "--compile-cases", nargs="*", default=None, metavar="SUBSET/NAME",
-        help="cases whose first call is timed in new processes (default: three of the suite's)",
+        help="cases whose first call is timed in new processes (default: three of the suite's; "
+        "'all': every case of the suite at --sizes)",
     )  # fmt: skip
+    parser.add_argument(
+        "--cold-only", action="store_true", help="time first calls with empty caches only (no warm rerun)"
+    )
+    parser.add_argument(
+        "--no-combo", action="store_true", help="leave out torch.compile with combo_kernels=True"
+    )
     parser.add_argument(
         "--first-calls-only", action="store_true", help="time only the first calls of --compile-cases"
     )
@@ -298,7 +328,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for index, (subset, example) in enumerate(cases):
         _progress(index, len(cases), f"{example.name} ({subset})")
         try:
-            case_rows, disagreements = measure_case(example.name, subset, example.text, peak)
+            case_rows, disagreements = measure_case(
+                example.name, subset, example.text, peak, combo=not args.no_combo
+            )
             rows.extend(case_rows)
             failures.extend(f"{example.name} ({subset}): {d}" for d in disagreements)
         except Exception as err:  # a failing case is reported and the others still run
@@ -308,8 +340,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     _progress(len(cases), len(cases), "done")
     firsts = []
     compile_cases = COMPILE_CASES[args.suite] if args.compile_cases is None else args.compile_cases
+    if compile_cases == ["all"]:
+        subsets = SUITE_SUBSETS[args.suite][args.sizes]
+        compile_cases = [f"{subset}/{ex.name}" for subset in subsets for ex in list_examples(subset)]
     try:
-        firsts = first_calls(compile_cases)
+        firsts = first_calls(compile_cases, warm=not args.cold_only)
     except (HfuseError, subprocess.TimeoutExpired) as err:
         failures.append(f"first calls: {err}")
     _write(args.out, args.suite, args.label, header, rows, firsts, failures)

@@ -1,18 +1,26 @@
-"""What each small example computes, written independently with plain torch.
+"""Each example of the gallery written as a user would write it in plain torch.
 
-Each oracle takes the script's inputs as arguments and returns its outputs in `fd.add_output` order. Reduced
-floats are computed in fp32 and rounded at the end, as the fusions do.
+These are the benchmark's torch eager and torch.compile baselines (`torch.compile(fn, dynamic=False)` of
+the plain function, not of hfuse's op-by-op reference, whose interpreter loop Dynamo would guard), and
+the tests' independent oracles. A function takes the script's inputs in order and returns every output
+in `fd.add_output` order; an output the fusion writes into an input (`alias_input`) is written there
+too. Reduced floats are computed in fp32 and rounded at the end, as the fusions do. Constants that
+differ between the sizes of one example (a head count, a scale) are keyword arguments, given by
+`SIZE_CONSTANTS`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 
-Oracle = Callable[..., list[torch.Tensor]]
+from hfuse.errors import HfuseError
+
+Baseline = Callable[..., list[torch.Tensor]]
 
 
 def _bf16(x: torch.Tensor) -> torch.Tensor:
@@ -39,8 +47,7 @@ def _causal_softmax_bf16(scores: torch.Tensor, scale: float) -> torch.Tensor:
     return _bf16(torch.softmax((scores.float() * scale).masked_fill(future, float("-inf")), dim=-1))
 
 
-def qkv_split(x: torch.Tensor) -> list[torch.Tensor]:
-    heads = 4
+def qkv_split(x: torch.Tensor, *, heads: int) -> list[torch.Tensor]:
     q, k, v = x.split(x.shape[-1] // 3, dim=-1)
     b, s, hidden = q.shape
     return [t.reshape(b, s, heads, hidden // heads).transpose(1, 2) for t in (q, k, v)]
@@ -78,8 +85,8 @@ def softmax(x) -> list[torch.Tensor]:
     return [torch.softmax(x, dim=1)]
 
 
-def attention_softmax(scores) -> list[torch.Tensor]:
-    return [_causal_softmax_bf16(scores, scale=1 / math.sqrt(32))]
+def attention_softmax(scores, *, scale: float) -> list[torch.Tensor]:
+    return [_causal_softmax_bf16(scores, scale)]
 
 
 def attention_mask_input(scores, mask) -> list[torch.Tensor]:
@@ -115,7 +122,9 @@ def rope(q, k, cos, sin) -> list[torch.Tensor]:
 
 
 def cat_slices(x) -> list[torch.Tensor]:
-    width, every = 32, x.shape[1] // 4
+    """Four slices, one every quarter of the columns, each an eighth of them wide."""
+    every = x.shape[1] // 4
+    width = every // 2
     return [torch.cat([x[:, i * every : i * every + width] for i in range(4)], dim=1)]
 
 
@@ -147,43 +156,7 @@ def mean_all(x) -> list[torch.Tensor]:
     return [x.float().mean()]
 
 
-ORACLES: dict[str, Oracle] = {
-    "add": add,
-    "attention_mask_input": attention_mask_input,
-    "attention_softmax": attention_softmax,
-    "bias_add": bias_add,
-    "bias_gelu": bias_gelu,
-    "cat_slices": cat_slices,
-    "column_normalize": column_normalize,
-    "cross_entropy": cross_entropy,
-    "gelu_erf": gelu_erf,
-    "layernorm": layernorm,
-    "layernorm_bf16": layernorm_bf16,
-    "linear_gelu": linear_gelu,
-    "mean_all": mean_all,
-    "outer_reduction": outer_reduction,
-    "pad": pad,
-    "qk_norm": qk_norm,
-    "qkv_split": qkv_split,
-    "residual_layernorm": residual_layernorm,
-    "rmsnorm": rmsnorm,
-    "rope": rope,
-    "softmax": softmax,
-    "swiglu": swiglu,
-    "symbolic_scalar": symbolic_scalar,
-    "transpose_cast": transpose_cast,
-    "var_mean_layernorm": var_mean_layernorm,
-}
-
-
 # ---------------------------------------------------------------------------------- the extended suite
-
-
-def _input_grads(fn: Callable[..., torch.Tensor], grad, *xs) -> list[torch.Tensor]:
-    """The bf16 gradients of `fn` (run in fp32) with respect to each of `xs`, for the gradient `grad`."""
-    leaves = [x.float().requires_grad_() for x in xs]
-    fn(*leaves).backward(grad.float())
-    return [_bf16(leaf.grad) for leaf in leaves]
 
 
 def bias_grad_bf16(x) -> list[torch.Tensor]:
@@ -240,15 +213,21 @@ def layernorm_backward(grad, x, mean, rstd, weight) -> list[torch.Tensor]:
 
 
 def rmsnorm_backward(grad, x, weight) -> list[torch.Tensor]:
-    return _input_grads(lambda x, w: F.rms_norm(x, (x.shape[-1],), w, eps=1e-5), grad, x, weight)
+    """grad-input and grad-weight of RMSNorm (eps 1e-5), rstd recomputed from x."""
+    grad, x, weight = grad.float(), x.float(), weight.float()
+    rstd = torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-5)
+    x_hat = x * rstd
+    grad_x_hat = grad * weight
+    grad_input = rstd * (grad_x_hat - x_hat * (grad_x_hat * x_hat).mean(dim=-1, keepdim=True))
+    return [_bf16(grad_input), _bf16((grad * x_hat).sum(dim=0))]
 
 
 def gelu_backward(grad, x) -> list[torch.Tensor]:
-    return _input_grads(F.gelu, grad, x)
+    return [_bf16(torch.ops.aten.gelu_backward(grad.float(), x.float()))]
 
 
 def silu_backward(grad, x) -> list[torch.Tensor]:
-    return _input_grads(F.silu, grad, x)
+    return [_bf16(torch.ops.aten.silu_backward(grad.float(), x.float()))]
 
 
 def transposed_add(a, b_transposed) -> list[torch.Tensor]:
@@ -272,20 +251,46 @@ def odd_row_logsumexp(x) -> list[torch.Tensor]:
 
 
 def adam_step(param, grad, exp_avg, exp_avg_sq) -> list[torch.Tensor]:
-    """The 10th step of torch.optim.Adam from the given moments, on copies: the new param, exp_avg and
-    exp_avg_sq. torch.optim.adam.adam is what Adam.step runs, without the optimizer object (whose
-    constructor imports torch._dynamo, seconds of a test's time)."""
-    from torch.optim.adam import adam
-
-    param, exp_avg, exp_avg_sq = param.clone(), exp_avg.clone(), exp_avg_sq.clone()
-    adam(
-        [param], [grad], [exp_avg], [exp_avg_sq], [], [torch.tensor(9.0)], foreach=False,
-        amsgrad=False, beta1=0.9, beta2=0.999, lr=1e-3, weight_decay=0.0, eps=1e-8, maximize=False,
-    )  # fmt: skip
+    """Step 10 of torch.optim.Adam (lr 1e-3, betas 0.9 and 0.999, eps 1e-8), in place, written out as
+    torch.optim's single-tensor Adam computes it."""
+    beta1, beta2, lr, eps, step = 0.9, 0.999, 1e-3, 1e-8, 10
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    step_size = lr / (1 - beta1**step)
+    denom = (exp_avg_sq.sqrt() / math.sqrt(1 - beta2**step)).add_(eps)
+    param.addcdiv_(exp_avg, denom, value=-step_size)
     return [param, exp_avg, exp_avg_sq]
 
 
-EXTENDED_ORACLES: dict[str, Oracle] = {
+BASELINES: dict[str, Baseline] = {
+    "add": add,
+    "attention_mask_input": attention_mask_input,
+    "attention_softmax": attention_softmax,
+    "bias_add": bias_add,
+    "bias_gelu": bias_gelu,
+    "cat_slices": cat_slices,
+    "column_normalize": column_normalize,
+    "cross_entropy": cross_entropy,
+    "gelu_erf": gelu_erf,
+    "layernorm": layernorm,
+    "layernorm_bf16": layernorm_bf16,
+    "linear_gelu": linear_gelu,
+    "mean_all": mean_all,
+    "outer_reduction": outer_reduction,
+    "pad": pad,
+    "qk_norm": qk_norm,
+    "qkv_split": qkv_split,
+    "residual_layernorm": residual_layernorm,
+    "rmsnorm": rmsnorm,
+    "rope": rope,
+    "softmax": softmax,
+    "swiglu": swiglu,
+    "symbolic_scalar": symbolic_scalar,
+    "transpose_cast": transpose_cast,
+    "var_mean_layernorm": var_mean_layernorm,
+}
+
+EXTENDED_BASELINES: dict[str, Baseline] = {
     "adam_step": adam_step,
     "add_layernorm": residual_layernorm,
     "add_rmsnorm": add_rmsnorm,
@@ -309,3 +314,19 @@ EXTENDED_ORACLES: dict[str, Oracle] = {
     "softmax_vocab": softmax_vocab,
     "transposed_add": transposed_add,
 }
+
+# (example, subset) -> the keyword constants of that size; subsets not named take the "*" entry
+SIZE_CONSTANTS: dict[str, dict[str, dict[str, object]]] = {
+    "qkv_split": {"small": {"heads": 4}, "nanogpt": {"heads": 16}, "large": {"heads": 64}},
+    "attention_softmax": {"small": {"scale": 1 / math.sqrt(32)}, "*": {"scale": 1 / math.sqrt(64)}},
+}
+
+
+def baseline(name: str, subset: str) -> Baseline:
+    """The plain torch function of the example `name` at the size of `subset`."""
+    table = EXTENDED_BASELINES if subset.startswith("extended") else BASELINES
+    if name not in table:
+        raise HfuseError(f"no plain torch function for the example {name!r} of the {subset} subset")
+    sizes = SIZE_CONSTANTS.get(name, {})
+    constants = sizes.get(subset, sizes.get("*", {}))
+    return functools.partial(table[name], **constants) if constants else table[name]
