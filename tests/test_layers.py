@@ -19,7 +19,7 @@ LAYERS = (
     ("segment", {"segment", "export"}),
     ("codegen", {"codegen", "pipeline", "stages"}),
     ("runtime", {"runtime"}),
-    ("frontend and loader", {"frontend", "loader", "edit", "examples"}),
+    ("frontend and loader", {"frontend", "loader", "edit", "examples", "baselines"}),
     ("service", {"service", "viz", "share"}),
     ("tools", {"tools"}),
 )  # fmt: skip
