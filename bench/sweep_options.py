@@ -2,11 +2,13 @@
 
     PYTHONPATH=. python3 bench/sweep_options.py [size/name ...]
     PYTHONPATH=. python3 bench/sweep_options.py --warps [size/name ...]
+    PYTHONPATH=. python3 bench/sweep_options.py --try split_min_cols=4096,split_min_part=512 size/name ...
 
 For every kernel of each example: microseconds per candidate (`hfuse.runtime.autotune.CANDIDATES`,
 on the synthetic arguments autotuning uses), the default heuristics first. With `--warps`, the
 default kernel instead, launched with 2, 4, 8 and 16 warps (every suite example at the large and
 nanoGPT sizes when none is named), as the evidence for the warp heuristics of the code generator.
+With `--try`, the default options and each given change of them (fields of `hfuse.codegen.Options`).
 """
 
 from __future__ import annotations
@@ -63,12 +65,42 @@ def sweep_warps(case: str) -> None:
         print(f"{case:<26} {kernel.name:<26} now w{kernel.num_warps:<3} {'  '.join(times)} us")
 
 
+def parse_options(text: str) -> Options:
+    fields = {f.name: f.type for f in dataclasses.fields(Options)}
+    changes = {}
+    for item in text.split(","):
+        key, _, value = item.partition("=")
+        if key not in fields:
+            raise SystemExit(f"--try: Options has no field {key!r}; fields: {', '.join(fields)}")
+        changes[key] = int(value)
+    return Options(**changes)
+
+
+def sweep_tries(cases: list[str], tries: list[Options]) -> None:
+    for case in cases:
+        for kernel, group, fusion, values in kernels_of(case):
+            seen: set[str] = set()
+            for options in (Options(), *tries):
+                candidate = generate(group, fusion, options)
+                if candidate.source in seen:
+                    continue
+                seen.add(candidate.source)
+                us = gpu_time_us(candidate, values)
+                print(f"{case:<34} {kernel.name:<26} {changed(options):<44} {us:8.1f} us", flush=True)
+
+
 def every_suite_case() -> list[str]:
     return [f"{subset}/{e.name}" for subset in ("large", "nanogpt") for e in list_examples(subset)]
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--warps"]:
+    if sys.argv[1:2] == ["--try"]:
+        args, tries = sys.argv[1:], []
+        while args[:1] == ["--try"]:
+            tries.append(parse_options(args[1]))
+            args = args[2:]
+        sweep_tries(args, tries)
+    elif sys.argv[1:2] == ["--warps"]:
         for case in sys.argv[2:] or every_suite_case():
             sweep_warps(case)
     else:

@@ -54,7 +54,8 @@ LAYOUTS = {
     "persistent": Options(),
     "looped": Options(persistent_max_cols=4, loop_cols=4, row_tile=16),
     "split": Options(persistent_max_cols=4, loop_cols=4, row_tile=16, split_below_programs=64,
-                     split_min_cols=8, split_min_part=4, split_programs=64),
+                     split_min_cols=8, split_min_part=4, split_min_cols_outer=8, split_min_part_outer=4,
+                     split_programs=64),
 }  # fmt: skip
 
 

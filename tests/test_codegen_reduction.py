@@ -324,6 +324,8 @@ SPLIT = Options(
     split_below_programs=8,
     split_min_cols=32,
     split_min_part=16,
+    split_min_cols_outer=32,
+    split_min_part_outer=16,
     split_programs=16,
 )
 
@@ -466,6 +468,23 @@ SPLIT_CHOICES = [
     ("short_rows", 1, 32767, 2048, None),
     ("one_part_only", 1, 32768, 32768, None),
 ]
+OUTER_SPLIT_CHOICES = [
+    # a bias gradient: 64 tiles of 64 kept columns, [64, 64] blocks of the reduced rows
+    ("bias_grad_16384_rows", 64, 16384, 64, (9, 1856)),
+    ("bias_grad_2048_rows", 64, 2048, 64, (8, 256)),
+    ("short_columns", 64, 1023, 64, None),
+    ("kept_columns_fill_the_gpu", 512, 2048, 64, None),
+]
+
+
+@pytest.mark.parametrize(
+    "programs, cols, block, expected",
+    [c[1:] for c in OUTER_SPLIT_CHOICES],
+    ids=[c[0] for c in OUTER_SPLIT_CHOICES],
+)
+def test_outer_split_heuristic(programs, cols, block, expected):
+    split = choose_split(programs, cols, block, Options(), outer=True)
+    assert (None if split is None else (split.parts, split.length)) == expected
 
 
 @pytest.mark.parametrize(

@@ -22,3 +22,7 @@ class Options:
     split_min_cols: int = 32768  # ... and only rows of at least this many reduced elements
     split_programs: int = 528  # programs the first launch aims for (4 per SM)
     split_min_part: int = 4096  # fewest reduced elements in one part of a row
+    # Outer (column) reductions read a tile of many kept columns per step, so a program's tiles are few:
+    # they split at shorter reduced extents (a bias gradient of 2048-16384 rows) into shorter parts.
+    split_min_cols_outer: int = 1024
+    split_min_part_outer: int = 256

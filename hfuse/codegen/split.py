@@ -66,12 +66,20 @@ class SplitKernels:
     config: dict[str, Any]
 
 
-def choose_split(row_programs: int, cols: int, block: int, options: Options) -> Split | None:
+def choose_split(
+    row_programs: int, cols: int, block: int, options: Options, outer: bool = False
+) -> Split | None:
     """Parts enough for about `split_programs` programs in all, each of at least `split_min_part`
-    columns, made of whole column blocks; None when the rows fill the GPU or are short."""
-    if not row_programs or row_programs >= options.split_below_programs or cols < options.split_min_cols:
+    columns (`split_min_part_outer` for an outer reduction), made of whole column blocks; None when
+    the rows fill the GPU or are short."""
+    min_cols, min_part = (
+        (options.split_min_cols_outer, options.split_min_part_outer)
+        if outer
+        else (options.split_min_cols, options.split_min_part)
+    )
+    if not row_programs or row_programs >= options.split_below_programs or cols < min_cols:
         return None
-    parts = max(1, min(cdiv(options.split_programs, row_programs), cols // options.split_min_part))
+    parts = max(1, min(cdiv(options.split_programs, row_programs), cols // min_part))
     length = cdiv(cdiv(cols, parts), block) * block
     parts = cdiv(cols, length)
     return Split(parts, length) if parts > 1 else None
@@ -89,7 +97,7 @@ def split_reduction(
     layout = choose_layout(
         space.rows, space.cols, space.outer, dataclasses.replace(options, persistent_max_cols=0)
     )
-    split = choose_split(cdiv(space.rows, layout.rows), space.cols, layout.cols, options)
+    split = choose_split(cdiv(space.rows, layout.rows), space.cols, layout.cols, options, space.outer)
     if split is None:
         return None
     slots, scratch = _partials_buffers(reductions, fusion.value_map, space.rows * split.parts)
