@@ -166,6 +166,21 @@ def test_scalars_constant_and_symbolic():
     check(fusion, [whole_group(fusion, POINTWISE)])
 
 
+def test_a_symbolic_double_scalar_reaches_the_kernel_as_a_double():
+    """Triton passes an unannotated Python float as float32 on a GPU: 1e300 would become inf there."""
+    b = FusionBuilder()
+    x = b.define_tensor([3, 5], DataType.Double)
+    big = b.define_scalar(DataType.Double)
+    single = b.define_scalar(F32)
+    (y,) = b.add(Op.ADD, [x, big])
+    (z,) = b.add(Op.MUL, [y, single])
+    b.add_output(z)
+    fusion = b.build()
+    source = generate(whole_group(fusion, POINTWISE), fusion).source
+    header = next(line for line in source.splitlines() if line.startswith("def hfuse_"))
+    assert f"{big.name}: tl.float64" in header and f"{single.name}: tl" not in header
+
+
 def test_broadcasting_and_non_contiguous_inputs():
     b = FusionBuilder()
     x = b.define_tensor([6, 5, 7], F32, strides=[1, 6, 30])  # column-major

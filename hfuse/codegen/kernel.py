@@ -105,8 +105,13 @@ def _torch_dtype(dtype: DataType) -> str:
     return f"torch.{str(dtype.torch).removeprefix('torch.')}"
 
 
-def _kernel(launch: Launch, tensors: set[str]) -> list[str]:
-    params = [pointer(name) if name in tensors else name for name in launch.params]
+def _kernel(launch: Launch, tensors: set[str], doubles: set[str]) -> list[str]:
+    """A Double scalar is annotated: Triton passes an unannotated Python float as float32 on a GPU (its
+    interpreter keeps the double), which turns 1e300 into inf and 1e-300 into 0."""
+    params = [
+        pointer(name) if name in tensors else f"{name}: tl.float64" if name in doubles else name
+        for name in launch.params
+    ]
     header = f"def {launch.name}({', '.join(params)}):"
     return ["@triton.jit", header, *_indent(_kernel_body(launch.parts), 1)]
 
@@ -138,7 +143,8 @@ def assemble(
 ) -> str:
     """The module's source. `summary`: a paragraph for the module docstring, after the title."""
     tensors = {v.name for v in args if v.is_tensor} | {s.name for s in scratch}
-    kernel_text = "\n\n\n".join("\n".join(_kernel(launch, tensors)) for launch in launches)
+    doubles = {v.name for v in args if not v.is_tensor and v.dtype is DataType.Double}
+    kernel_text = "\n\n\n".join("\n".join(_kernel(launch, tensors, doubles)) for launch in launches)
     described = "\n".join(
         f"  {v.describe()}, strides {list(v.strides)}" if v.is_tensor else f"  {v.describe()}" for v in args
     )
