@@ -18,7 +18,16 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-from unseen_corpus import LOAD_FAILURES, PATHS, UNSEEN_DIR, load_params
+from unseen_corpus import (
+    CPU_RUN_FAILURES,
+    CUDA_RUN_FAILURES,
+    LOAD_FAILURES,
+    PATHS,
+    RUN_FAILURES,
+    UNSEEN_DIR,
+    fresh_copies,
+    load_params,
+)
 
 import hfuse
 from hfuse import DataType, FusionDefinition, settings
@@ -27,19 +36,6 @@ from hfuse.printer import print_fusion
 
 # Tensor elements (every value of the fusion together) up to which a definition runs in the interpreter
 INTERPRETER_BUDGET = 200_000
-
-# file stem -> why its interpreter run fails today although it loads: strict xfails, each a bug to fix
-RUN_FAILURES = {
-    "complex_rsqrt": "UnsupportedError: ComplexFloat has no Triton kernel support",
-    "sum_complex64": "UnsupportedError: ComplexFloat has no Triton kernel support",
-    "real_imag_methods": "UnsupportedError: ComplexFloat has no Triton kernel support",
-    "complex_constant_mul": "UnsupportedError: the complex constant (3+0.5j): kernels hold real numbers only",
-    "where_scalar_dtypes": "UnsupportedError: the complex constant (3+0j): kernels hold real numbers only",
-    "int64_div_truediv": (
-        "DefinitionError: the script's make_tensor int64 divisors include 0, and torch raises "
-        "ZeroDivisionError on the CPU"
-    ),
-}
 
 # file stem -> why it is not run in the interpreter at all
 NOT_IN_INTERPRETER = {
@@ -126,21 +122,20 @@ def _interpreter_sized(path: Path) -> bool:
     return sum(v.numel for v in _load(path, "meta").fusion.tensors()) <= INTERPRETER_BUDGET
 
 
+_RUN_FAILURES = {**RUN_FAILURES, **CPU_RUN_FAILURES}
+
+
 def _run_params() -> list:
     return [
         pytest.param(
             path,
             id=path.stem,
-            marks=[pytest.mark.xfail(strict=True, raises=HfuseError, reason=RUN_FAILURES[path.stem])]
-            if path.stem in RUN_FAILURES
+            marks=[pytest.mark.xfail(strict=True, raises=HfuseError, reason=_RUN_FAILURES[path.stem])]
+            if path.stem in _RUN_FAILURES
             else [],
         )
         for path in PATHS
     ]
-
-
-def _clone(inputs: list) -> list:
-    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
 
 
 def test_the_folder_holds_every_style():
@@ -178,9 +173,9 @@ def test_sources_table_lists_every_file():
 
 def test_expected_failures_name_collected_files():
     stems = {p.stem for p in PATHS}
-    for expected in (LOAD_FAILURES, RUN_FAILURES, NOT_IN_INTERPRETER):
+    for expected in (LOAD_FAILURES, RUN_FAILURES, CPU_RUN_FAILURES, CUDA_RUN_FAILURES, NOT_IN_INTERPRETER):
         assert set(expected) <= stems, set(expected) - stems
-    assert not set(LOAD_FAILURES) & (set(RUN_FAILURES) | set(NOT_IN_INTERPRETER))
+    assert not set(LOAD_FAILURES) & (set(_RUN_FAILURES) | set(CUDA_RUN_FAILURES) | set(NOT_IN_INTERPRETER))
 
 
 @pytest.mark.parametrize("path", load_params())
@@ -199,15 +194,15 @@ def test_unseen_definition_runs_on_every_backend(path):
     if not _interpreter_sized(path):
         pytest.skip("too large for the interpreter; tests/gpu/test_unseen_gpu.py runs it")
     script = _load(path)
-    expected = TORCH[path.stem](*_clone(script.inputs)) if path.stem in TORCH else None
-    eager = script.fd.execute(_clone(script.inputs), backend="eager")
+    expected = TORCH[path.stem](*fresh_copies(script.inputs)) if path.stem in TORCH else None
+    eager = script.fd.execute(fresh_copies(script.inputs), backend="eager")
     if expected is not None:
         assert len(eager) == len(expected)
         for got, want in zip(eager, expected, strict=True):
             torch.testing.assert_close(got, want.to(got.dtype), equal_nan=True)
     # Each compiled plan checks its first run against the reference and raises ValidationError.
     for options in ({}, {"backend": "naive"}, {"alias_outputs": False}):
-        outputs = script.fd.execute(_clone(script.inputs), **options)
+        outputs = script.fd.execute(fresh_copies(script.inputs), **options)
         assert [o.shape for o in outputs] == [e.shape for e in eager], options
 
 

@@ -7,7 +7,8 @@ make it a standalone script; tests/unseen/SOURCES.md lists them all.
 
 LOAD_FAILURES maps a file's stem to the error `hfuse.load` raises on it today. The tests mark exactly
 those loads xfail(strict=True) with that error as the reason: a fix turns the xfail into an XPASS, which
-fails until the entry is removed here, so the list always says what does not load yet.
+fails until the entry is removed here, so the list always says what does not load yet. RUN_FAILURES
+(and the device's own) do the same for the definitions that load but cannot run.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 
 from hfuse.errors import HfuseError
 
@@ -38,6 +40,40 @@ _FAILING_LOADS: dict[str, list[str]] = {
     ],
 }
 LOAD_FAILURES: dict[str, str] = {stem: error for error, stems in _FAILING_LOADS.items() for stem in stems}
+
+# file stem -> why its runs fail on every device although it loads: each a limit of the kernels
+RUN_FAILURES = {
+    "complex_rsqrt": "UnsupportedError: ComplexFloat has no Triton kernel support",
+    "sum_complex64": "UnsupportedError: ComplexFloat has no Triton kernel support",
+    "real_imag_methods": "UnsupportedError: ComplexFloat has no Triton kernel support",
+    "complex_constant_mul": "UnsupportedError: the complex constant (3+0.5j): kernels hold real numbers only",
+    "where_scalar_dtypes": "UnsupportedError: the complex constant (3+0j): kernels hold real numbers only",
+}
+# ... and on one device only
+CPU_RUN_FAILURES = {
+    "int64_div_truediv": (
+        "DefinitionError: the script's make_tensor int64 divisors include 0, and torch raises "
+        "ZeroDivisionError on the CPU"
+    ),
+}
+CUDA_RUN_FAILURES = {
+    "int64_div_truediv": (
+        "the script's make_tensor int64 divisors include 0: an integer division by zero is undefined, and "
+        "torch's CUDA kernel returns 4294967295 where Triton's returns -1"
+    ),
+}
+
+
+def fresh_copies(inputs: list) -> list:
+    """Copies of a script's inputs in their own layouts: strides, offsets, expanded (stride 0) and
+    overlapping dims kept, which `Tensor.clone` would make dense."""
+    copies = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            copy = torch.empty(0, dtype=x.dtype, device=x.device)
+            x = copy.set_(x.untyped_storage().clone(), x.storage_offset(), x.size(), x.stride())
+        copies.append(x)
+    return copies
 
 
 def load_params() -> list:

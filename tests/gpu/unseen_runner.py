@@ -1,10 +1,11 @@
 """Runs one collected definition of tests/unseen/ on the GPU and prints its verdict as one JSON line.
 
 Used by test_unseen_gpu.py in a child process per definition: `python unseen_runner.py SCRIPT`. The script
-is loaded on CUDA with the inputs it makes, the torch reference computes the expected outputs once, then
-each run (hfuse with views, hfuse with contiguous outputs, naive) executes the fusion on fresh copies of
-the inputs; hfuse validates every first run itself (HFUSE_ALWAYS_VALIDATE is set by the caller) and the
-outputs are compared with the reference here as well. The last line of stdout starts with VERDICT_MARK.
+is loaded on CUDA with the inputs it makes, the torch reference (the eager backend) computes the expected
+outputs once, then each run (hfuse with views, hfuse with contiguous outputs, naive) executes the
+definition as the script does, `fd.execute`, on fresh copies of the inputs in their own layouts; hfuse
+validates every first run itself (HFUSE_ALWAYS_VALIDATE is set by the caller) and the outputs are
+compared with the reference here as well. The last line of stdout starts with VERDICT_MARK.
 """
 
 from __future__ import annotations
@@ -16,20 +17,17 @@ from typing import Any
 
 import torch
 
-from hfuse.errors import HfuseError
-from hfuse.loader import load
-from hfuse.reference import evaluate
-from hfuse.runtime import execute
-from hfuse.tolerance import compare, reduction_size
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for the corpus's helpers
+from unseen_corpus import fresh_copies  # noqa: E402
+
+from hfuse.errors import HfuseError  # noqa: E402
+from hfuse.loader import load  # noqa: E402
+from hfuse.tolerance import compare, reduction_size  # noqa: E402
 
 VERDICT_MARK = "UNSEEN-VERDICT "
 
 # run id -> (backend, alias_outputs)
 RUNS = {"hfuse": ("hfuse", True), "hfuse-contiguous": ("hfuse", False), "naive": ("naive", False)}
-
-
-def _fresh(inputs: list[Any]) -> list[Any]:
-    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
 
 
 def _error(err: Exception) -> str:
@@ -39,9 +37,9 @@ def _error(err: Exception) -> str:
 def _run(script, expected: list[torch.Tensor], backend: str, alias_outputs: bool) -> dict[str, Any]:
     fusion = script.fusion
     shown = [o.name for o in fusion.outputs if o.alias_input is None]
-    wanted = dict(zip(fusion.output_names, expected, strict=True))
+    wanted = dict(zip(shown, expected, strict=True))
     try:
-        outputs, _, _ = execute(fusion, _fresh(script.inputs), backend=backend, alias_outputs=alias_outputs)
+        outputs = script.fd.execute(fresh_copies(script.inputs), backend=backend, alias_outputs=alias_outputs)
         torch.cuda.synchronize()
     except Exception as err:  # the verdict names any failure, hfuse's own or not
         return {"ok": False, "message": _error(err)}
@@ -60,7 +58,7 @@ def verdict(path: Path) -> dict[str, Any]:
         script = load(path.read_text(encoding="utf-8"), device="cuda")
     except HfuseError as err:
         return {"load_error": _error(err)}
-    expected = evaluate(script.fusion, _fresh(script.inputs))
+    expected = script.fd.execute(fresh_copies(script.inputs), backend="eager")
     return {"runs": {run: _run(script, expected, *how) for run, how in RUNS.items()}}
 
 
