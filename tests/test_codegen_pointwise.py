@@ -181,6 +181,29 @@ def test_a_symbolic_double_scalar_reaches_the_kernel_as_a_double():
     assert f"{big.name}: tl.float64" in header and f"{single.name}: tl" not in header
 
 
+@pytest.mark.parametrize(
+    ("dtype", "constant", "emitted"),
+    [
+        (F32, 1e300, 'float("inf")'),
+        (F32, -1e-300, "-0.0"),
+        (F16, 70000.0, 'float("inf")'),
+        (BF16, 1e-300, "0.0"),
+    ],
+)
+def test_a_float_constant_meets_a_tensor_as_torch_converts_it_to_the_tensors_type(dtype, constant, emitted):
+    """On a GPU Triton would compare a Float tensor with the literal 1e300 in float64; torch converts the
+    scalar to float32 (inf) first."""
+    b = FusionBuilder()
+    x = b.define_tensor([2, 3], dtype)
+    c = b.define_scalar(DataType.Double, constant)
+    (same,) = b.add(Op.EQ, [x, c])
+    b.add_output(same)
+    fusion = b.build()
+    source = generate(whole_group(fusion, POINTWISE), fusion).source
+    assert f" == {emitted})" in source
+    check(fusion, [whole_group(fusion, POINTWISE)])
+
+
 def test_broadcasting_and_non_contiguous_inputs():
     b = FusionBuilder()
     x = b.define_tensor([6, 5, 7], F32, strides=[1, 6, 30])  # column-major

@@ -272,8 +272,10 @@ class Lowering:
             targets = [operands[0].dtype] + [out.dtype] * (len(operands) - 1)
         else:
             targets = [v.dtype for v in operands]
+        floats = {d for d in tensors if d.is_float}
+        held = next(iter(floats)) if policy is Policy.PROMOTE and len(floats) == 1 else None
         texts = [
-            convert(text, v.dtype, target) if v.is_tensor else self._scalar_as(v, text, target)
+            convert(text, v.dtype, target) if v.is_tensor else self._scalar_as(v, text, target, held)
             for text, v, target in zip(texts, operands, targets, strict=True)
         ]
         text = emit(texts, Types(out.dtype, tuple(targets)))
@@ -286,12 +288,23 @@ class Lowering:
             text = to_type(text, compute_type(out.dtype))
         return self.assign(_in_own_type(text, out.dtype), out.name.lower(), describe(expr))
 
-    def _scalar_as(self, value: Value, text: str, target: DataType) -> str:
-        """A scalar operand: constants stay Python literals (weakly typed), arguments convert when needed."""
-        if value.const is not None:
-            if target is DataType.Bool or target.is_int or isinstance(value.const, bool):
-                return literal(_python_cast(value.const, target))
-            return text
+    def _scalar_as(self, value: Value, text: str, target: DataType, held: DataType | None = None) -> str:
+        """A scalar operand: a constant is the Python literal of its value in the type torch holds it in,
+        `held` (the float tensors' one type, else `target`): torch converts a float scalar to the tensors'
+        type before the op (1e300 meets a Float tensor as inf, 70000.0 a Half one; a Double one keeps
+        1e300); arguments convert when needed."""
+        const = value.const
+        if const is not None:
+            whole = isinstance(const, int) and not isinstance(const, bool)
+            if whole and target.is_float:
+                return text  # an integer meets a float tensor at its own value (torch: -inf + 2**40 in Half)
+            if isinstance(const, float) and target.is_float:
+                return (
+                    text
+                    if (held or target) is DataType.Double
+                    else literal(_python_cast(const, held or target))
+                )
+            return literal(_python_cast(const, target))
         if target is DataType.Bool and value.dtype is not DataType.Bool:
             return f"({text} != 0)"
         if target is DataType.Int32 and value.dtype is not DataType.Int32:  # an Int argument wraps
@@ -438,8 +451,8 @@ def _python_cast(value: bool | int | float, dtype: DataType) -> bool | int | flo
         bits = 32 if dtype is DataType.Int32 else 64
         whole = int(value) if math.isfinite(value) else 0
         return (whole + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
-    if dtype.is_reduced_float:  # the constant as torch holds it in that type
-        return torch.tensor(float(value)).to(dtype.torch).item()
+    if dtype.is_reduced_float or dtype is DataType.Float:  # the constant as torch holds it in that type
+        return torch.tensor(float(value), dtype=torch.float64).to(dtype.torch).item()
     if dtype.is_float:
         return float(value)
     raise UnsupportedError(f"a constant of DataType.{dtype.name} cannot be generated")
