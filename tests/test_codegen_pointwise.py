@@ -204,6 +204,25 @@ def test_a_float_constant_meets_a_tensor_as_torch_converts_it_to_the_tensors_typ
     check(fusion, [whole_group(fusion, POINTWISE)])
 
 
+@pytest.mark.parametrize(
+    ("dtype", "helper"), [(F16, "_int_operand_in_half"), (BF16, "_int_operand_in_bfloat16")]
+)
+def test_an_int_tensor_beside_a_16_bit_float_one_converts_as_torch_does_on_the_device(dtype, helper):
+    """torch's CUDA kernels convert it straight to the float32 math (2**40 stays finite beside a Half),
+    its CPU kernels to the 16-bit type first: the module defines the helper for each place."""
+    b = FusionBuilder()
+    x = b.define_tensor([2, 3], dtype)
+    n = b.define_tensor([2, 3], I64)
+    (total,) = b.add(Op.ADD, [x, n])
+    b.add_output(total)
+    fusion = b.build()
+    source = generate(whole_group(fusion, POINTWISE), fusion).source
+    assert f"{helper}(t1)" in source
+    gpu_branch = source.split(f"def {helper}(x):")[2]
+    assert gpu_branch.split("\n")[1].strip() == "return x.to(tl.float32)"
+    check(fusion, [whole_group(fusion, POINTWISE)])
+
+
 def test_broadcasting_and_non_contiguous_inputs():
     b = FusionBuilder()
     x = b.define_tensor([6, 5, 7], F32, strides=[1, 6, 30])  # column-major

@@ -275,7 +275,9 @@ class Lowering:
         floats = {d for d in tensors if d.is_float}
         held = next(iter(floats)) if policy is Policy.PROMOTE and len(floats) == 1 else None
         texts = [
-            convert(text, v.dtype, target) if v.is_tensor else self._scalar_as(v, text, target, held)
+            _tensor_operand(text, v.dtype, target, policy)
+            if v.is_tensor
+            else self._scalar_as(v, text, target, held)
             for text, v, target in zip(texts, operands, targets, strict=True)
         ]
         text = emit(texts, Types(out.dtype, tuple(targets)))
@@ -430,6 +432,17 @@ def _in_own_type(text: str, dtype: DataType) -> str:
     """A result of a 16-bit or 8-bit float type, computed in fp32, rounded to its type (as torch rounds
     every op's result), so that a consumer of another type reads the value torch would."""
     return to_type(round_down(text, dtype), "tl.float32") if dtype.is_reduced_float else text
+
+
+_INT_OPERAND_IN = {DataType.Half: "_int_operand_in_half", DataType.BFloat16: "_int_operand_in_bfloat16"}
+
+
+def _tensor_operand(text: str, source: DataType, target: DataType, policy: Policy) -> str:
+    """A tensor operand converted to the type the op computes in; an integer one beside a 16-bit float
+    tensor in arithmetic as torch's kernels on that device convert it (`_int_operand_in_half`)."""
+    if source.is_int and target in _INT_OPERAND_IN and policy in (Policy.PROMOTE, Policy.TO_OUTPUT):
+        return f"{_INT_OPERAND_IN[target]}({text})"
+    return convert(text, source, target)
 
 
 def _with_scalars(common: DataType, operands: Sequence[Value]) -> DataType:

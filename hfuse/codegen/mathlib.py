@@ -403,6 +403,37 @@ else:
     def _to_bfloat16(x):
         return x.to(tl.bfloat16)
 """,
+    # An integer tensor beside a 16-bit float one in an op: torch's CUDA kernels convert it straight to the
+    # op's float32 math, its CPU kernels to the 16-bit type first (2**40 is inf in Half there). Each
+    # place follows its torch, so that the reference a kernel is validated against agrees with it.
+    "_int_operand_in_half": """
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+
+    @triton.jit
+    def _int_operand_in_half(x):
+        return x.to(tl.float32).to(tl.float16).to(tl.float32)
+
+else:
+
+    @triton.jit
+    def _int_operand_in_half(x):
+        return x.to(tl.float32)
+""",
+    "_int_operand_in_bfloat16": """
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+
+    @triton.jit
+    def _int_operand_in_bfloat16(x):
+        return _to_bfloat16(x.to(tl.float32)).to(tl.float32)
+
+else:
+
+    @triton.jit
+    def _int_operand_in_bfloat16(x):
+        return x.to(tl.float32)
+""",
     # tl.max and tl.min skip NaN; in torch a NaN in a row makes its max and min NaN.
     "_max_rows": """
 
@@ -460,4 +491,9 @@ def helpers_for(kernel_text: str) -> str:
         wanted.append(name)
         pending.extend(_HELPERS[name][1])
     text = "".join(f"\n\n@triton.jit{_HELPERS[name][0]}" for name in sorted(wanted))
-    return text + "".join(source for name, source in _BY_PLACE.items() if f"{name}(" in kernel_text)
+    searched, chosen = kernel_text, set()
+    for name, source in reversed(_BY_PLACE.items()):  # a later one may call an earlier one
+        if f"{name}(" in searched:
+            chosen.add(name)
+            searched += source
+    return text + "".join(source for name, source in _BY_PLACE.items() if name in chosen)
