@@ -223,6 +223,22 @@ def test_an_int_tensor_beside_a_16_bit_float_one_converts_as_torch_does_on_the_d
     check(fusion, [whole_group(fusion, POINTWISE)])
 
 
+@pytest.mark.parametrize(("op", "single", "double"), [
+    (Op.FLOOR, "_floor_f32(", "tl.floor("), (Op.CEIL, "_ceil_f32(", "tl.ceil("),
+    (Op.SQRT, "_sqrt_f32(", "tl.sqrt("), (Op.RSQRT, "_rsqrt_f32(", "tl.rsqrt("),
+])  # fmt: skip
+def test_single_precision_floor_ceil_and_roots_keep_subnormals_on_a_gpu(op, single, double):
+    """Float, Half and BFloat16 compute in float32 through the PTX forms without .ftz (the GPU branch of the
+    helper); Double keeps Triton's own."""
+    for dtype, wanted in ((F32, single), (BF16, single), (DataType.Double, double)):
+        fusion, group = _single(op, [dtype])
+        source = generate(group, fusion).source
+        assert wanted in source.split("def hfuse_")[1], dtype
+        if wanted == single:
+            assert "inline_asm_elementwise" in source and ".ftz" not in source
+        check(fusion, [group])
+
+
 def test_broadcasting_and_non_contiguous_inputs():
     b = FusionBuilder()
     x = b.define_tensor([6, 5, 7], F32, strides=[1, 6, 30])  # column-major

@@ -385,6 +385,29 @@ def _rand_normal64(seed, offset, position):
     ),
 }
 
+
+def _single_precision_unary(name: str, ptx: str, triton: str) -> str:
+    """floor, ceil, sqrt and rsqrt of float32: Triton's own forms flush subnormal inputs to zero on a GPU
+    (floor(-1e-40) is -0.0 there, sqrt(-1e-40) -0.0); the PTX instruction without .ftz keeps them, as
+    torch's CUDA kernels do (and sqrt.rn rounds to nearest, as torch's sqrt does)."""
+    return f"""
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+
+    @triton.jit
+    def {name}(x):
+        return {triton}(x)
+
+else:
+
+    @triton.jit
+    def {name}(x):
+        return tl.inline_asm_elementwise(
+            "{ptx} $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1
+        )
+"""
+
+
 # Written out whole (not through _HELPERS): the definition depends on where the kernel runs.
 _BY_PLACE = {
     "_to_bfloat16": """
@@ -403,6 +426,15 @@ else:
     def _to_bfloat16(x):
         return x.to(tl.bfloat16)
 """,
+    **{
+        name: _single_precision_unary(name, ptx, triton)
+        for name, ptx, triton in (
+            ("_floor_f32", "cvt.rmi.f32.f32", "tl.floor"),
+            ("_ceil_f32", "cvt.rpi.f32.f32", "tl.ceil"),
+            ("_sqrt_f32", "sqrt.rn.f32", "tl.sqrt"),
+            ("_rsqrt_f32", "rsqrt.approx.f32", "tl.rsqrt"),
+        )
+    },
     # An integer tensor beside a 16-bit float one in an op: torch's CUDA kernels convert it straight to the
     # op's float32 math, its CPU kernels to the 16-bit type first (2**40 is inf in Half there). Each
     # place follows its torch, so that the reference a kernel is validated against agrees with it.

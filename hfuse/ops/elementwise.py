@@ -125,7 +125,13 @@ UNARY = [
     unary(Op.ASINH, FLOATING, torch.asinh, float_only("_asinh({0})")),
     unary(Op.ATAN, FLOATING, torch.atan, float_only("_atan({0})")),
     unary(Op.ATANH, FLOATING, torch.atanh, float_only("(0.5 * _log1p(2.0 * {0} / (1.0 - {0})))")),
-    unary(Op.CEIL, PROMOTED, torch.ceil, float_only("tl.ceil({0})", identity_for_ints=True), operands=REAL),
+    unary(
+        Op.CEIL,
+        PROMOTED,
+        torch.ceil,
+        float_only("tl.ceil({0})", identity_for_ints=True, single="_ceil_f32({0})"),
+        operands=REAL,
+    ),
     unary(Op.COS, FLOATING, torch.cos, float_only("tl.cos({0})"), cost=LONG_MATH),
     unary(Op.COSH, FLOATING, torch.cosh, float_only("_cosh({0})")),
     unary(Op.EXP, FLOATING, torch.exp, float_only("tl.exp({0})"), cost=LONG_MATH),
@@ -138,7 +144,11 @@ UNARY = [
         Op.ERFCINV, FLOATING, lambda x: torch.erfinv(1 - x), float_only("_erfinv(1.0 - {0})"), operands=REAL
     ),
     unary(
-        Op.FLOOR, PROMOTED, torch.floor, float_only("tl.floor({0})", identity_for_ints=True), operands=REAL
+        Op.FLOOR,
+        PROMOTED,
+        torch.floor,
+        float_only("tl.floor({0})", identity_for_ints=True, single="_floor_f32({0})"),
+        operands=REAL,
     ),
     unary(Op.FRAC, PROMOTED, torch.frac, float_only("({0} - _trunc({0}))"), operands=REAL),
     unary(Op.LGAMMA, FLOATING, torch.lgamma, float_only("_lgamma({0})"), operands=REAL),
@@ -158,7 +168,7 @@ UNARY = [
         float_only("_round_half_even({0})", identity_for_ints=True),
         operands=REAL,
     ),
-    unary(Op.RSQRT, FLOATING, torch.rsqrt, float_only("tl.rsqrt({0})")),
+    unary(Op.RSQRT, FLOATING, torch.rsqrt, float_only("tl.rsqrt({0})", single="_rsqrt_f32({0})")),
     unary(Op.SET, PROMOTED, torch.clone, T("{0}")),
     unary(Op.SEGMENT_SET, PROMOTED, torch.clone, T("{0}")),
     unary(Op.SIGN, PROMOTED, torch.sign, sign, operands=NOT_BOOL),
@@ -167,7 +177,7 @@ UNARY = [
     unary(Op.SILU, FLOATING, F.silu, float_only("({0} * tl.sigmoid({0}))"), cost=LONG_MATH),
     unary(Op.SIN, FLOATING, torch.sin, float_only("tl.sin({0})"), cost=LONG_MATH),
     unary(Op.SINH, FLOATING, torch.sinh, float_only("_sinh({0})")),
-    unary(Op.SQRT, FLOATING, torch.sqrt, float_only("tl.sqrt({0})")),
+    unary(Op.SQRT, FLOATING, torch.sqrt, float_only("tl.sqrt({0})", single="_sqrt_f32({0})")),
     unary(Op.TAN, FLOATING, torch.tan, float_only("(tl.sin({0}) / tl.cos({0}))"), cost=LONG_MATH),
     # 1 - 2 / (e^2x + 1) with e^2x as one exp2: the same accuracy as 2 sigmoid(2x) - 1, fewer instructions
     unary(

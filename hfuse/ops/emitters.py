@@ -49,14 +49,17 @@ def template(text: str) -> Emitter:
     return lambda a, t: text.format(*a)
 
 
-def float_only(text: str, identity_for_ints: bool = False) -> Emitter:
-    """`text` of a floating-point operand; an integer operand is an error, or left as it is."""
+def float_only(text: str, identity_for_ints: bool = False, single: str | None = None) -> Emitter:
+    """`text` of a floating-point operand (`single` instead, when given, of one computed in float32); an
+    integer operand is an error, or left as it is."""
 
     def emit(a: Sequence[str], t: Types) -> str:
         if not t.is_float:
             if identity_for_ints:
                 return a[0]
             raise UnsupportedError(f"{text.split('(')[0]} needs a floating-point operand")
+        if single is not None and t.operands[0] is not DataType.Double:
+            return single.format(*a)
         return text.format(*a)
 
     return emit
