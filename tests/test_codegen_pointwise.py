@@ -179,6 +179,20 @@ def test_a_symbolic_double_scalar_reaches_the_kernel_as_a_double():
     source = generate(whole_group(fusion, POINTWISE), fusion).source
     header = next(line for line in source.splitlines() if line.startswith("def hfuse_"))
     assert f"{big.name}: tl.float64" in header and f"{single.name}: tl" not in header
+    assert f"tl.cast({big.name}" not in source
+
+
+def test_a_symbolic_double_scalar_meets_a_float_tensor_in_float32():
+    """torch's CUDA kernels convert it to the op's float32 math: 1e300 + -inf is NaN there, not -inf."""
+    b = FusionBuilder()
+    x = b.define_tensor([3, 5], F16)
+    big = b.define_scalar(DataType.Double)
+    (y,) = b.add(Op.ADD, [x, big])
+    b.add_output(y)
+    fusion = b.build()
+    source = generate(whole_group(fusion, POINTWISE), fusion).source
+    assert f"tl.cast({big.name}, tl.float32)" in source
+    check(fusion, [whole_group(fusion, POINTWISE)])
 
 
 @pytest.mark.parametrize(
@@ -186,13 +200,13 @@ def test_a_symbolic_double_scalar_reaches_the_kernel_as_a_double():
     [
         (F32, 1e300, 'float("inf")'),
         (F32, -1e-300, "-0.0"),
-        (F16, 70000.0, 'float("inf")'),
+        (F16, 70000.0, "70000.0"),
         (BF16, 1e-300, "0.0"),
     ],
 )
-def test_a_float_constant_meets_a_tensor_as_torch_converts_it_to_the_tensors_type(dtype, constant, emitted):
-    """On a GPU Triton would compare a Float tensor with the literal 1e300 in float64; torch converts the
-    scalar to float32 (inf) first."""
+def test_a_float_constant_meets_a_tensor_in_the_ops_float32_math(dtype, constant, emitted):
+    """On a GPU Triton would compare a Float tensor with the literal 1e300 in float64; torch's CUDA kernels
+    convert the scalar to the op's float32 math first (inf), also beside a Half tensor (70000.0 stays)."""
     b = FusionBuilder()
     x = b.define_tensor([2, 3], dtype)
     c = b.define_scalar(DataType.Double, constant)

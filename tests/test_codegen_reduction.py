@@ -443,9 +443,22 @@ def _logsumexp():
     return b.build()
 
 
+def _centered_sum_of_squares():
+    """A variance written out: a sum over x - mean(x), which needs the whole row's mean first."""
+    b = FusionBuilder()
+    x = b.define_tensor([2, 100], F32)
+    (total,) = b.add(Op.SUM, [x], {"dims": [1], "keepdim": True, "dtype": F32})
+    (mean,) = b.add(Op.DIV, [total, b.define_scalar(DataType.Double, 100.0)])
+    (centered,) = b.add(Op.SUB, [x, mean])
+    (squares,) = b.add(Op.MUL, [centered, centered])
+    (m2,) = b.add(Op.SUM, [squares], {"dims": [1], "keepdim": False, "dtype": F32})
+    b.add_output(m2)
+    return b.build()
+
+
 ONE_LAUNCH = {
-    "a_reduction_of_a_reduction": (_logsumexp, REDUCTION),
-    "full_shape_outputs": (lambda: softmax(F32, rows=2, cols=100), NORMALIZATION),
+    "a_reduction_of_a_reduction": (_centered_sum_of_squares, REDUCTION),
+    "a_double_softmax": (lambda: softmax(DataType.Double, rows=2, cols=100), NORMALIZATION),
     "rows_that_fill_the_gpu": (lambda: layer_norm(F32, rows=64, cols=40), NORMALIZATION),
 }
 
@@ -457,6 +470,46 @@ def test_what_cannot_or_need_not_split_stays_one_launch(build, kind):
     kernel = generate(group, fusion, SPLIT)
     assert kernel.launches == 1 and "split" not in kernel.config and "_partials" not in kernel.source
     check(fusion, [group], options=SPLIT, reduction_size=100)
+
+
+FEW_ROW_NORMALIZATIONS = {
+    "softmax": (lambda dtype: softmax(dtype, rows=3, cols=100), NORMALIZATION),
+    "log_softmax": (lambda dtype: softmax(dtype, rows=1, cols=130, log=True), NORMALIZATION),
+    "layer_norm": (lambda dtype: layer_norm(dtype, rows=2, cols=100), NORMALIZATION),
+    "rms_norm": (lambda dtype: rms_norm(dtype, rows=3, cols=90), NORMALIZATION),
+    "logsumexp": (lambda dtype: _logsumexp(), REDUCTION),
+}
+
+
+@pytest.mark.parametrize("dtype", [F32, BF16, F16])
+@pytest.mark.parametrize("build, kind", FEW_ROW_NORMALIZATIONS.values(), ids=FEW_ROW_NORMALIZATIONS.keys())
+def test_few_long_rows_normalize_in_two_launches(build, kind, dtype):
+    """The partials of each part of a row (a softmax's max and sum of exp online), then every part's
+    program combines its rows' partials and writes its part of the outputs."""
+    fusion = build(dtype)
+    group, kernel = _split(fusion, kind)
+    assert kernel.config["split"]["parts"] > 2
+    if any(e.op is Op.EXP for e in fusion.exprs):
+        assert "max_parts" in kernel.source and "sum_parts" in kernel.source
+    check(fusion, [group], options=SPLIT, reduction_size=130)
+
+
+def test_a_split_softmax_keeps_nan_inf_and_masked_rows_as_torch():
+    fusion = softmax(F32, rows=3, cols=100)
+    group, _ = _split(fusion, NORMALIZATION)
+    x = torch.randn(3, 100)
+    x[0, 57] = float("nan")  # a NaN in one part: the whole row is NaN
+    x[1, :] = float("-inf")  # a row of -inf: NaN
+    x[2, 3] = float("inf")  # an inf: NaN where exp(inf - inf), as in torch
+    (got,) = run(group, fusion, {fusion.inputs[0]: x}, SPLIT).values()
+    expected = evaluate(fusion, [x])[0]
+    torch.testing.assert_close(got, expected, equal_nan=True)
+
+
+def test_a_split_cross_entropy_gathers_the_target_from_its_row():
+    fusion, ranges = cross_entropy(rows=2, cols=150)
+    group, _ = _split(fusion, REDUCTION)
+    check(fusion, [group], options=SPLIT, reduction_size=150, ranges=ranges)
 
 
 SPLIT_CHOICES = [

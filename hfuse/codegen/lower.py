@@ -272,12 +272,10 @@ class Lowering:
             targets = [operands[0].dtype] + [out.dtype] * (len(operands) - 1)
         else:
             targets = [v.dtype for v in operands]
-        floats = {d for d in tensors if d.is_float}
-        held = next(iter(floats)) if policy is Policy.PROMOTE and len(floats) == 1 else None
         texts = [
             _tensor_operand(text, v.dtype, target, policy)
             if v.is_tensor
-            else self._scalar_as(v, text, target, held)
+            else self._scalar_as(v, text, target)
             for text, v, target in zip(texts, operands, targets, strict=True)
         ]
         text = emit(texts, Types(out.dtype, tuple(targets)))
@@ -290,23 +288,19 @@ class Lowering:
             text = to_type(text, compute_type(out.dtype))
         return self.assign(_in_own_type(text, out.dtype), out.name.lower(), describe(expr))
 
-    def _scalar_as(self, value: Value, text: str, target: DataType, held: DataType | None = None) -> str:
-        """A scalar operand: a constant is the Python literal of its value in the type torch holds it in,
-        `held` (the float tensors' one type, else `target`): torch converts a float scalar to the tensors'
-        type before the op (1e300 meets a Float tensor as inf, 70000.0 a Half one; a Double one keeps
-        1e300); arguments convert when needed."""
+    def _scalar_as(self, value: Value, text: str, target: DataType) -> str:
+        """A scalar operand in the type the op computes in, as torch's CUDA kernels convert a scalar: a
+        float one straight to the op's math type (1e300 meets a Float or Half tensor as the float32 inf,
+        -1e-300 as -0.0; a Double one keeps it), an integer one at its own value beside a float tensor
+        (-inf + 2**40 in Half stays -inf), wrapped into an integer one's type."""
         const = value.const
         if const is not None:
             whole = isinstance(const, int) and not isinstance(const, bool)
-            if whole and target.is_float:
-                return text  # an integer meets a float tensor at its own value (torch: -inf + 2**40 in Half)
-            if isinstance(const, float) and target.is_float:
-                return (
-                    text
-                    if (held or target) is DataType.Double
-                    else literal(_python_cast(const, held or target))
-                )
-            return literal(_python_cast(const, target))
+            if (whole and target.is_float) or (isinstance(const, float) and target is DataType.Double):
+                return text
+            return literal(_python_cast(const, DataType.Float if target.is_reduced_float else target))
+        if value.dtype is DataType.Double and target.is_float and target is not DataType.Double:
+            return f"tl.cast({text}, tl.float32)"
         if target is DataType.Bool and value.dtype is not DataType.Bool:
             return f"({text} != 0)"
         if target is DataType.Int32 and value.dtype is not DataType.Int32:  # an Int argument wraps

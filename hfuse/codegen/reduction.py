@@ -205,14 +205,21 @@ class RowReducer:
     def partials(self, lowering: Lowering, exprs: Sequence[Expr]) -> dict[Expr, tuple[str, ...]]:
         """What this program's part of the columns gives each reduction of `exprs` for each row, in the
         types of `partial_types`: the part's sum, max, min or product, in one pass over the part; for
-        VAR, VAR_MEAN and WELFORD the part's mean and sum of squared deviations from it."""
+        VAR, VAR_MEAN and WELFORD the part's mean and sum of squared deviations from it; for a softmax
+        pair, the part's max m and its sum of exp(x - m), in one online pass."""
         assert self.part is not None, "partials are the first launch of a split reduction"
         rows, part = self.row_positions, self.part
         found: dict[Expr, tuple[str, ...]] = {}
-        simple = [expr for expr in exprs if expr.op.family is Op.SUM.family]
-        totals = self._accumulate(lowering, rows, [self._term(lowering, expr) for expr in simple])
-        found.update((expr, (total,)) for expr, total in zip(simple, totals, strict=True))
-        moments = [expr for expr in exprs if expr.op.family is not Op.SUM.family]
+        pairs = dict(pair for expr in exprs if (pair := softmax_pair(expr, lowering)) is not None)
+        for row_max, exp_sum in pairs.items():
+            running_max, running_sum = self._online_running(lowering, row_max, rows)
+            found[row_max], found[exp_sum] = (running_max,), (running_sum,)
+        rest = [expr for expr in exprs if expr not in found]
+        simple = [expr for expr in rest if expr.op.family is Op.SUM.family]
+        if simple:
+            totals = self._accumulate(lowering, rows, [self._term(lowering, expr) for expr in simple])
+            found.update((expr, (total,)) for expr, total in zip(simple, totals, strict=True))
+        moments = [expr for expr in rest if expr.op.family is not Op.SUM.family]
         last = self.count - (part.count - 1) * part.length
         count = str(float(part.length))
         if moments and last != part.length:
@@ -247,8 +254,14 @@ class RowReducer:
         return mean, m2
 
     def _online_max_sum(self, lowering: Lowering, row_max: Expr, exp_sum: Expr, rows: dict[int, str]):
-        """M = max(x) and S = sum(exp(x - M)) over each row in one loop: per column block, the running max
-        grows to m' and the running sum becomes S * exp(m - m') + sum(exp(x - m'))."""
+        """M = max(x) and S = sum(exp(x - M)) over each row in one loop (`_online_running`)."""
+        running_max, running_sum = self._online_running(lowering, row_max, rows)
+        return finish_softmax_pair(lowering, row_max, exp_sum, running_max, running_sum)
+
+    def _online_running(self, lowering: Lowering, row_max: Expr, rows: dict[int, str]) -> tuple[str, str]:
+        """The running max m and sum of exp(x - m) of each row (of the program's part of it) after one
+        loop: per column block, the running max grows to m' and the running sum becomes
+        S * exp(m - m') + sum(exp(x - m')). Both float32."""
         body, layout = self.body, self.layout
         source = lowering.values[row_max.inputs[0]]
         shape = f"[{layout.rows}, 1]"
@@ -275,21 +288,7 @@ class RowReducer:
                 columns.scope,
             )
             body.statement(f"{running_max} = {grown}", columns.scope)
-        # exp(-inf - -inf) is nan in the reference: a row of -inf sums to nan there too
-        total = lowering.assign(
-            f'tl.where({running_max} == float("-inf"), float("nan"), {running_sum})',
-            exp_sum.outputs[0].lower(),
-            describe(exp_sum),
-        )
-        max_out, sum_out = lowering.values[row_max.outputs[0]], lowering.values[exp_sum.outputs[0]]
-        max_acc = _accumulator(Op.MAX, source.dtype, max_out.dtype)
-        found_max = convert(running_max, DataType.Float, max_acc)
-        return {
-            max_out.name: lowering.assign(convert(found_max, max_acc, max_out.dtype), max_out.name.lower()),
-            sum_out.name: lowering.assign(
-                convert(total, DataType.Float, sum_out.dtype), sum_out.name.lower()
-            ),
-        }
+        return running_max, running_sum
 
     def _accumulate(self, lowering: Lowering, rows: dict[int, str], terms: Sequence[Term]) -> list[str]:
         """Each term reduced over the columns, all in one pass: one [ROWS, 1] value a term."""
@@ -362,6 +361,26 @@ def _max_under_exp_sum(exp_sum: Expr, lowering: Lowering) -> Expr | None:
     if any(values[e.outputs[0]].dtype not in _FULL_FLOATS for e in (diff, exp)):
         return None
     return row_max
+
+
+def finish_softmax_pair(
+    lowering: Lowering, row_max: Expr, exp_sum: Expr, running_max: str, running_sum: str
+) -> dict[str, str]:
+    """The pair's outputs from each row's float32 max M and sum of exp(x - M)."""
+    # exp(-inf - -inf) is nan in the reference: a row of -inf sums to nan there too
+    total = lowering.assign(
+        f'tl.where({running_max} == float("-inf"), float("nan"), {running_sum})',
+        exp_sum.outputs[0].lower(),
+        describe(exp_sum),
+    )
+    source = lowering.values[row_max.inputs[0]]
+    max_out, sum_out = lowering.values[row_max.outputs[0]], lowering.values[exp_sum.outputs[0]]
+    max_acc = _accumulator(Op.MAX, source.dtype, max_out.dtype)
+    found_max = convert(running_max, DataType.Float, max_acc)
+    return {
+        max_out.name: lowering.assign(convert(found_max, max_acc, max_out.dtype), max_out.name.lower()),
+        sum_out.name: lowering.assign(convert(total, DataType.Float, sum_out.dtype), sum_out.name.lower()),
+    }
 
 
 def partial_types(expr: Expr, values: Mapping[str, Value]) -> tuple[DataType, ...]:

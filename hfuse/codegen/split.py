@@ -38,8 +38,10 @@ from hfuse.codegen.reduction import (
     Layout,
     RowReducer,
     choose_layout,
+    finish_softmax_pair,
     neutral,
     partial_types,
+    softmax_pair,
     statistics,
     warps,
 )
@@ -91,8 +93,11 @@ def split_reduction(
     """The two launches computing `group`, or None when it is better or only possible as one launch."""
     space = row_space(group, fusion)
     reductions = [e for e in group.exprs if op_def(e.op).reduces]
-    if space.full_outputs or _reads_a_reduction(group, reductions):
+    pairs = _softmax_pairs(group, fusion, reductions)
+    if _reads_a_reduction(group, reductions, {exp_sum for _, exp_sum in pairs}):
         return None
+    if any(fusion.value(row_max.inputs[0]).dtype is DataType.Double for row_max, _ in pairs):
+        return None  # the online pair computes in float32
     # the first launch always loops over its part's column blocks
     layout = choose_layout(
         space.rows, space.cols, space.outer, dataclasses.replace(options, persistent_max_cols=0)
@@ -104,7 +109,10 @@ def split_reduction(
     positions = space.rows * split.parts * split.length  # the last part may run past the row's end
     wide = space.wide or positions > INT32_LIMIT or any(s.numel > INT32_LIMIT for s in scratch)
     first = _partials_part(group, fusion, space, layout, split, slots, reductions, wide)
-    second = _combine_part(group, fusion, space, split, slots, options, wide)
+    if space.full_outputs:
+        second = _finish_part(group, fusion, space, layout, split, slots, wide)
+    else:
+        second = _combine_part(group, fusion, space, split, slots, options, wide)
     names = [v.name for v in args]
     tensors = {v.name for v in args if v.is_tensor}
     buffers = tuple(s.name for s in scratch)
@@ -113,11 +121,16 @@ def split_reduction(
         Launch(f"{group.name}_partials", (first,), (*_used(inputs, first, tensors), *buffers)),
         Launch(group.name, (second,), (*_used(names, second, tensors), *buffers)),
     )
+    finish = (
+        "combines the partials of each row, then writes its part of each row's outputs"
+        if space.full_outputs
+        else "combines the partials of each row and writes the outputs"
+    )
     summary = textwrap.fill(
         f"A split reduction in {split.parts} parts: the rows are too few to fill the GPU, so "
         f"{launches[0].name} ({_programs(first)}) reduces each row's {space.cols} columns in "
         f"{split.parts} parts of {split.length} into {' and '.join(buffers)}, then {group.name} "
-        f"({_programs(second)}) combines the partials of each row and writes the outputs.",
+        f"({_programs(second)}) {finish}.",
         width=100,
     )
     return SplitKernels(
@@ -129,11 +142,18 @@ def _programs(part: Part) -> str:
     return f"{part.programs} program{'s' if part.programs != 1 else ''}"
 
 
-def _reads_a_reduction(group: Group, reductions: Sequence[Expr]) -> bool:
-    """Whether a reduction's input is computed in the group from another reduction's result."""
+def _softmax_pairs(group: Group, fusion: Fusion, reductions: Sequence[Expr]) -> set[tuple[Expr, Expr]]:
+    """The group's (max(x), sum(exp(x - max(x)))) pairs, which the partials launch reduces online."""
+    lowering = Lowering(fusion, group.exprs, group.inputs, Body())
+    return {pair for expr in reductions if (pair := softmax_pair(expr, lowering)) is not None}
+
+
+def _reads_a_reduction(group: Group, reductions: Sequence[Expr], online: set[Expr]) -> bool:
+    """Whether a reduction's input is computed in the group from another reduction's result (the sums of
+    softmax pairs, `online`, aside: they read their max inside the pass)."""
     producers = {out: expr for expr in group.exprs for out in expr.outputs}
     reduced = {out for expr in reductions for out in expr.outputs}
-    pending = [expr.inputs[0] for expr in reductions]
+    pending = [expr.inputs[0] for expr in reductions if expr not in online]
     seen: set[str] = set()
     while pending:
         name = pending.pop()
@@ -226,6 +246,71 @@ def _partials_part(
     )
 
 
+def _finish_part(
+    group: Group,
+    fusion: Fusion,
+    space: RowSpace,
+    layout: Layout,
+    split: Split,
+    slots: Slots,
+    wide: bool,
+) -> Part:
+    """The second launch when the group writes full-shape outputs: program `prog` combines the partials of
+    the rows of tile `prog // parts` and writes part `prog % parts` of their columns (every part writes
+    the row outputs, the same values)."""
+    body = Body()
+    body.reserve("prog", "pid")
+    row_programs = cdiv(space.rows, layout.rows)
+    first, part = None, "prog"
+    if row_programs > 1:
+        first = body.define("tile", f"prog // {split.parts}", frozenset())
+        part = body.define("own_part", f"prog % {split.parts}", frozenset())
+    tile = tile_rows(body, first, layout.rows, space)
+    start = body.define("part_start", f"{term(part)} * {split.length}", frozenset())
+    columns = ColumnPart(start, split.length, part, split.parts)
+    reducer = _MergingRowReducer(
+        PartialsMerger(body, space, tile, split, slots),
+        body, space.shape, space.dims, layout, tile.positions, tile.mask, wide, columns,
+    )  # fmt: skip
+    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer)
+    store_row_outputs(lowering, space, tile)
+    with reducer.columns() as block:
+        for name in space.full_outputs:
+            lowering.store(name, reducer.full_index(block), spread=tile.row)
+    return Part(
+        label=f"{_label(group)}: the {split.parts} partials of each of {space.rows} rows combined, then "
+        f"the outputs in parts of {split.length}, [{layout.rows}, {layout.cols}] tiles"
+        + (", outer" if layout.outer else ""),
+        programs=row_programs * split.parts,
+        lines=tuple(body.text()),
+        num_warps=warps(layout.rows * layout.cols),
+        wide_index=wide,
+        config={
+            "ROWS": layout.rows,
+            "COLS": layout.cols,
+            "PARTS": split.parts,
+            "outer": layout.outer,
+            "rows": space.rows,
+            "cols": space.cols,
+        },
+    )
+
+
+class _MergingRowReducer(RowReducer):
+    """The columns of one part, as the partials launch walks them, with reductions read from the merged
+    partials."""
+
+    def __init__(self, merger: PartialsMerger, *args: Any) -> None:
+        super().__init__(*args)
+        self.merger = merger
+
+    def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]:
+        """The merged partials at the index's rows: its column masks left out, so that they are read once,
+        before the loop over the part's columns."""
+        rows_only = frozenset(m for m in index.mask if not self.body.deps_of(m) & self.column_axes)
+        return self.merger.reduce(lowering, expr, Index(index.dims, rows_only))
+
+
 def _combine_part(
     group: Group, fusion: Fusion, space: RowSpace, split: Split, slots: Slots, options: Options, wide: bool
 ) -> Part:
@@ -259,8 +344,26 @@ class PartialsMerger:
         self.part_mask: frozenset[str] = frozenset()
         if width != split.parts:
             self.part_mask = frozenset({body.define("pmask", f"part < {split.parts}", frozenset({"part"}))})
+        self._pairs: dict[tuple[Expr, Expr], dict[str, str]] = {}
 
     def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]:
+        pair = softmax_pair(expr, lowering)
+        if pair is not None:
+            if pair not in self._pairs:  # the other of the pair may be used at other dims first
+                self._pairs[pair] = self._merged_pair(lowering, *pair, index)
+            return self._pairs[pair]
+        simple = expr.op.family is Op.SUM.family
+        hints = [f"{expr.outputs[0].lower()}_parts"] if simple else ["mean_parts", "m2_parts"]
+        loaded = self._load_parts(lowering, expr, index, hints)
+        acc = partial_types(expr, lowering.values)[0]
+        if simple:
+            (parts,) = loaded
+            return self._combined(lowering, expr, parts, acc)
+        means, m2s = loaded
+        return self._merged_statistics(lowering, expr, means, m2s, acc)
+
+    def _load_parts(self, lowering: Lowering, expr: Expr, index: Index, hints: Sequence[str]) -> list[str]:
+        """The [ROWS, PARTS] partials of `expr` at the rows `index` is at (0 past the last part)."""
         source = lowering.values[expr.inputs[0]]
         kept = self.space.kept
         positions = [index.dims[d] for d in kept] if len(index.dims) == source.rank else list(index.dims)
@@ -268,19 +371,24 @@ class PartialsMerger:
         if positions != [self.tile.positions[d] for d in kept]:  # used at other rows than the tile's
             row = lowering.assign(linearize(positions, self.space.row_shape), "row")
         mask = lowering.mask_text(index.mask | self.part_mask)
-        simple = expr.op.family is Op.SUM.family
-        hints = [f"{expr.outputs[0].lower()}_parts"] if simple else ["mean_parts", "m2_parts"]
         loaded = []
         for (buffer, slot), hint in zip(self.slots[expr], hints, strict=True):
             offset = _offset(slot, self.space.rows, self.split.parts, row, self.part)
             load = f"tl.load({pointer(buffer)} + {offset}" + (f", mask={mask}, other=0)" if mask else ")")
             loaded.append(lowering.assign(load, hint))
-        acc = partial_types(expr, lowering.values)[0]
-        if simple:
-            (parts,) = loaded
-            return self._combined(lowering, expr, parts, acc)
-        means, m2s = loaded
-        return self._merged_statistics(lowering, expr, means, m2s, acc)
+        return loaded
+
+    def _merged_pair(self, lowering: Lowering, row_max: Expr, exp_sum: Expr, index: Index) -> dict[str, str]:
+        """A softmax pair from its parts' (m_i, s_i): M = max(m_i), S = sum(s_i * exp(m_i - M))."""
+        (maxima,) = self._load_parts(lowering, row_max, index, ["max_parts"])
+        (sums,) = self._load_parts(lowering, exp_sum, index, ["sum_parts"])
+        if self.part_mask:  # parts past the last hold nothing: a max of -inf and a sum of 0
+            (pmask,) = self.part_mask
+            maxima = lowering.assign(f'tl.where({pmask}, {maxima}, float("-inf"))', "max_parts")
+        row_max_text = lowering.assign(f"{REDUCE[Op.MAX].format(maxima)}[:, None]", "row_max")
+        shift = lowering.assign(f'tl.where({row_max_text} == float("-inf"), 0.0, {row_max_text})', "shift")
+        total = lowering.assign(f"tl.sum({sums} * tl.exp({maxima} - {shift}), axis=1)[:, None]", "row_sum")
+        return finish_softmax_pair(lowering, row_max, exp_sum, row_max_text, total)
 
     def _combined(self, lowering: Lowering, expr: Expr, parts: str, acc: DataType) -> dict[str, str]:
         out = lowering.values[expr.outputs[0]]
