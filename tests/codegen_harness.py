@@ -46,7 +46,11 @@ def load(kernel: KernelSource) -> ModuleType:
         return sys.modules[name]
     _FOLDER.mkdir(exist_ok=True)
     path = _FOLDER / f"{name}.py"
-    path.write_text(kernel.source)
+    # written whole under another name, then renamed: other test processes may load the same kernel, and
+    # Triton's interpreter reads the file again at the first launch
+    partial = _FOLDER / f"{name}.{os.getpid()}.partial"
+    partial.write_text(kernel.source)
+    os.replace(partial, path)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
