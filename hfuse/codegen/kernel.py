@@ -116,11 +116,19 @@ def _kernel(launch: Launch, tensors: set[str], doubles: set[str]) -> list[str]:
     return ["@triton.jit", header, *_indent(_kernel_body(launch.parts), 1)]
 
 
+# Kernels launch with floating-point contraction off, so every op rounds to its dtype as the fusion says
+# (and as the torch reference does). With it on, the compiler may turn a * b + c into one fma, which skips
+# the rounding of a * b; for bf16 and fp16 that is a rounding of the fusion: `bf16(bf16(a * b) + c)` of bf16
+# values is narrowed, exactly, to a bf16 mul and a bf16 add, which then contract into a bf16 fma.
+LAUNCH_OPTIONS = "enable_fp_fusion=False"
+
+
 def _run(launches: Sequence[Launch], args: Sequence[Value], scratch: Sequence[Scratch]) -> list[str]:
     """The body of `run()`: one launch returns what Triton returns (the runtime may keep its compiled
     kernel to launch it again); several allocate their scratch buffers, launch in order and return None."""
     calls = [
-        f"{launch.name}[({launch.programs},)]({', '.join(launch.params)}, num_warps={launch.num_warps})"
+        f"{launch.name}[({launch.programs},)]({', '.join(launch.params)}, {LAUNCH_OPTIONS}, "
+        f"num_warps={launch.num_warps})"
         for launch in launches
         if launch.programs
     ]
