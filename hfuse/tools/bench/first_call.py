@@ -1,26 +1,39 @@
-"""The first `fd.execute` of an example in a new process, for `hfuse bench`'s first-call table."""
+"""The first `fd.execute` of examples in a new process, for `hfuse bench`'s first-call table."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import torch
 
 
-def first_call(name: str, subset: str) -> dict[str, Any]:
-    """The first `fd.execute` of an example in this process, after CUDA and Triton have started on an
-    unrelated tiny fusion: its host time (compile or cache load, launch, validation), the part of it
-    spent compiling the fusion and importing and JIT-compiling (or loading) its kernels, and the time of
-    each stage (loading the script, then the stages of the plan's first run)."""
+def first_calls(cases: Sequence[str]) -> list[dict[str, Any]]:
+    """The first `fd.execute` of each "subset/name" example in this process, one after the other, after
+    CUDA and Triton have started on an unrelated tiny fusion: as in the app, where each new fusion's first
+    Run finds CUDA started and nothing of its own compiled. Each case's host time (compile or cache load,
+    launch, validation), the part of it spent compiling the fusion and importing and JIT-compiling (or
+    loading) its kernels, and the time of each stage (loading the script, then the stages of the plan's
+    first run)."""
     from hfuse import DataType, FusionDefinition
-    from hfuse.examples import get_example
-    from hfuse.loader import load
 
     with FusionDefinition() as warm:
         x = warm.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
         warm.add_output(warm.ops.neg(x))
     warm.execute([torch.ones(3, device="cuda")])
+    found = []
+    for case in cases:
+        subset, name = case.split("/")
+        found.append(_first_call(name, subset))
+        torch.cuda.empty_cache()
+    return found
+
+
+def _first_call(name: str, subset: str) -> dict[str, Any]:
+    from hfuse.examples import get_example
+    from hfuse.loader import load
+
     text = get_example(name, subset).text
     load_start = time.perf_counter()
     script = load(text, device="cuda")

@@ -110,41 +110,37 @@ def measure_case(
 
 
 def first_calls(cases: Sequence[str], *, warm: bool = True) -> list[FirstCall]:
-    """Each case's first fd.execute in a new process: with empty caches, then (with `warm`) again over
-    the same caches."""
-    found = []
-    for index, case in enumerate(cases):
-        _progress(index, len(cases), f"first call of {case}")
-        subset, name = case.split("/")
-        with tempfile.TemporaryDirectory() as folder:
-            env = {
-                **os.environ,
-                settings.CACHE_DIR.env: f"{folder}/hfuse",
-                "TRITON_CACHE_DIR": f"{folder}/triton",
-            }
-            cold = _first_call_in_new_process(name, subset, env)
-            again = _first_call_in_new_process(name, subset, env) if warm else None
-        found.append(
-            FirstCall(
-                case,
-                round(cold["host_ms"], 1),
-                round(cold["compile_ms"], 1),
-                round(again["host_ms"], 1) if again else None,
-                round(again["compile_ms"], 1) if again else None,
-                {stage: round(ms, 1) for stage, ms in cold["stages_ms"].items()},
-            )
+    """Each case's first fd.execute in a new process with empty caches, the cases one after the other in
+    that process (as new fusions in a running app); then (with `warm`) again in another new process
+    over the caches the first one filled."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = {
+            **os.environ,
+            settings.CACHE_DIR.env: f"{folder}/hfuse",
+            "TRITON_CACHE_DIR": f"{folder}/triton",
+        }
+        cold = _first_calls_in_new_process(cases, env)
+        again = _first_calls_in_new_process(cases, env) if warm else [None] * len(cases)
+    return [
+        FirstCall(
+            case,
+            round(c["host_ms"], 1),
+            round(c["compile_ms"], 1),
+            round(w["host_ms"], 1) if w else None,
+            round(w["compile_ms"], 1) if w else None,
+            {stage: round(ms, 1) for stage, ms in c["stages_ms"].items()},
         )
-    _progress(len(cases), len(cases), "first calls done")
-    return found
+        for case, c, w in zip(cases, cold, again, strict=True)
+    ]
 
 
-def _first_call_in_new_process(name: str, subset: str, env: dict[str, str]) -> dict[str, float]:
+def _first_calls_in_new_process(cases: Sequence[str], env: dict[str, str]) -> list[dict]:
     done = subprocess.run(
-        [sys.executable, "-m", "hfuse.tools.bench", "--first-call", f"{subset}/{name}"],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
+        [sys.executable, "-m", "hfuse.tools.bench", "--first-call", ",".join(cases)],
+        capture_output=True, text=True, env=env, timeout=60 + 20 * len(cases), check=False,
     )  # fmt: skip
     if done.returncode != 0:
-        raise HfuseError(f"first call of {subset}/{name} failed: {done.stderr.strip()[-400:]}")
+        raise HfuseError(f"first calls of {', '.join(cases)} failed: {done.stderr.strip()[-400:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -302,16 +298,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--first-calls-only", action="store_true", help="time only the first calls of --compile-cases"
     )
-    parser.add_argument("--first-call", metavar="SIZE/NAME", help=argparse.SUPPRESS)
+    parser.add_argument("--first-call", metavar="SIZE/NAME,...", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("hfuse bench needs a CUDA GPU: none is visible", file=sys.stderr)
         return 2
     if args.first_call:
-        from hfuse.tools.bench.first_call import first_call
+        from hfuse.tools.bench.first_call import first_calls as first_calls_here
 
-        subset, name = args.first_call.split("/")
-        print(json.dumps(first_call(name, subset)))
+        print(json.dumps(first_calls_here(args.first_call.split(","))))
         return 0
     cases = [(subset, ex) for subset in SUITE_SUBSETS[args.suite][args.sizes] for ex in list_examples(subset)]
     if args.first_calls_only:
@@ -343,6 +338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if compile_cases == ["all"]:
         subsets = SUITE_SUBSETS[args.suite][args.sizes]
         compile_cases = [f"{subset}/{ex.name}" for subset in subsets for ex in list_examples(subset)]
+    if compile_cases:
+        print(f"timing the first calls of {len(compile_cases)} cases in new processes", file=sys.stderr)
     try:
         firsts = first_calls(compile_cases, warm=not args.cold_only)
     except (HfuseError, subprocess.TimeoutExpired) as err:
