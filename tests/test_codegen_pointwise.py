@@ -352,6 +352,8 @@ def test_pad_then_cat_then_reshape_chain():
 
 INDEXING = [
     ("index_select", Op.INDEX_SELECT, [6, 5], [4], {"dim": 0}),
+    ("index_select_0d_index_dim_0", Op.INDEX_SELECT, [6, 5], [], {"dim": 0}),  # one slice, as torch
+    ("index_select_0d_index_dim_1", Op.INDEX_SELECT, [6, 5], [], {"dim": 1}),
     ("gather", Op.GATHER, [5, 6], [3, 6], {"dim": 1}),
     ("take_along_axis", Op.TAKE_ALONG_AXIS, [5, 6], [5, 2], {"dim": 1}),
 ]

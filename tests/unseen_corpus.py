@@ -26,12 +26,6 @@ PATHS = sorted(UNSEEN_DIR.glob("*.py"))
 # the error hfuse.load(text) raises today (the first one it meets, without its line and column) -> the
 # files that raise it
 _FAILING_LOADS: dict[str, list[str]] = {
-    "ParseError: an input tensor has no attribute data_ptr that a definition may use": [
-        "add_misaligned_offset",
-    ],
-    "DefinitionError: index_select: index must be 1-D, got T1: Int[]": [
-        "index_select_0d_index",
-    ],
     (
         "DefinitionError: input T0 has symbolic extents [-1, -1]: pass the input tensors, as in "
         "fd.fusion(inputs) or fd.execute(inputs), so hfuse knows its shape"

@@ -394,7 +394,8 @@ class Lowering:
     def _index_select(self, expr: Expr, index: Index) -> str:
         axis = expr.attr("dim")
         dims = list(index.dims)
-        dims[axis] = self._loaded_position(expr.inputs[1], index.with_dims((index.dims[axis],)))
+        positions = (index.dims[axis],) if self._input(expr, 1).rank else ()  # a 0-D index: one position
+        dims[axis] = self._loaded_position(expr.inputs[1], index.with_dims(positions))
         return self._through(expr, index, dims)
 
     def _select(self, expr: Expr, index: Index) -> str:

@@ -43,10 +43,10 @@ def _same_rank(op: Op, x: Value, index: Value) -> None:
 def index_select(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
     x, index, dim = _data_and_index(op, inputs, attrs)
     expect_tensor(op, index, "index")
-    if index.rank != 1:
-        raise fail(op, f"index must be 1-D, got {index.describe()}")
+    if index.rank > 1:
+        raise fail(op, f"index must be 1-D (or 0-D, one index), got {index.describe()}")
     shape = list(x.shape)
-    shape[dim] = index.shape[0]
+    shape[dim] = index.shape[0] if index.rank else 1  # as torch: a 0-D index selects one slice
     return Inferred({"dim": dim}, [tensor_out(x.dtype, shape)])
 
 

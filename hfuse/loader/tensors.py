@@ -85,7 +85,11 @@ _FACTS: dict[str, Callable[[torch.Tensor, tuple[Any, ...]], Any]] = {
     "numel": lambda t, args: t.numel(),
     "element_size": lambda t, args: t.element_size(),
     "is_contiguous": lambda t, args: t.is_contiguous(),
+    # not the tensor's real address (the server's memory is none of a script's business): its offset from
+    # a 256-byte-aligned base, so that questions of alignment (`data_ptr() % 16`) answer as on a GPU
+    "data_ptr": lambda t, args: _ALIGNED_BASE + t.storage_offset() * t.element_size(),
 }
+_ALIGNED_BASE = 1 << 40
 _OPERATORS = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
     "%": operator.mod, "**": operator.pow, "&": operator.and_, "|": operator.or_, "^": operator.xor,
