@@ -409,6 +409,58 @@ def test_a_validated_definition_call_skips_the_full_run(monkeypatch, device):
         fd.execute([torch.randn(8, device=device), 2.0], profile=True)  # a profile always goes through it
 
 
+def test_a_validated_pointwise_call_writes_in_place_outputs_straight_into_their_inputs(monkeypatch, device):
+    """No new buffer and no copy after the launch: the kernel's output is the input itself."""
+    fd = _scaled_exp_definition()
+    fd.execute([torch.randn(8, device=device), 2.0])  # compiles, validates (into new buffers, poisoned)
+    copies = []
+    real = torch.Tensor.copy_
+    monkeypatch.setattr(torch.Tensor, "copy_", lambda t, *a, **k: copies.append(t) or real(t, *a, **k))
+    for _ in range(2):
+        x = torch.randn(8, device=device)
+        original = x.clone()
+        fd.execute([x, 2.0])
+        torch.testing.assert_close(x, original * 2)
+    assert copies == []
+
+
+def _in_place_of(build) -> dict[str, str]:
+    b = FusionBuilder()
+    x = b.define_tensor([4, 4], DataType.Float)
+    out = build(b, x)
+    b.add_output(out, alias_input=x)
+    return segments_module.writable_in_place(pipeline.compile_fusion(b.build()))
+
+
+IN_PLACE_WRITES = {
+    "elementwise": (lambda b, x: b.add(Op.MUL, [x, x])[0], True),
+    # each program reads x at the position another program writes: a new buffer, then a copy
+    "a_transpose_of_itself": (
+        lambda b, x: b.add(Op.ADD, [x, b.add(Op.PERMUTE, [x], {"dims": [1, 0]})[0]])[0],
+        False,
+    ),
+    "a_row_sum_beside_it": (
+        lambda b, x: b.add(
+            Op.ADD,
+            [
+                x,
+                b.add(
+                    Op.BROADCAST_IN_DIM,
+                    [b.add(Op.SUM, [x], {"dims": [1], "keepdim": False, "dtype": DataType.Float})[0]],
+                    {"shape": [4, 4], "broadcast_dims": [0]},
+                )[0],
+            ],
+        )[0],
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize(("build", "direct"), IN_PLACE_WRITES.values(), ids=IN_PLACE_WRITES.keys())
+def test_only_an_elementwise_kernel_writes_an_in_place_output_into_its_input(build, direct):
+    assert bool(_in_place_of(build)) is direct
+
+
 def test_a_definition_call_with_another_scalar_value_runs_with_that_value(device):
     fd = _scaled_exp_definition()
     for scale in (2.0, 2.0, 3.0, 3.0, -1.5):

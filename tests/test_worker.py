@@ -209,6 +209,46 @@ def test_a_request_gives_up_after_the_queue_limit(service, monkeypatch):
     assert "HFUSE_RUN_QUEUE_TIMEOUT_S" in result.failure.message
 
 
+class Stopped(Exception):
+    """What the app's poll raises when its visitor pressed Stop (Streamlit's own exception in the app)."""
+
+
+def _stop_after(seconds: float):
+    deadline = time.monotonic() + seconds
+
+    def poll() -> None:
+        if time.monotonic() > deadline:
+            raise Stopped
+
+    return poll
+
+
+def test_a_cancelled_run_stops_its_worker_and_the_next_request_gets_its_own_result(service):
+    service.run(RunRequest(GOOD))  # a worker is up
+    pid = service.worker_pid
+    started = time.monotonic()
+    with pytest.raises(Stopped):
+        service.run(RunRequest(GOOD, test_fault="hang"), poll=_stop_after(0.5))
+    assert time.monotonic() - started < 5  # not the hang's whole time limit
+    assert service.queue_length == 0 and service.worker_pid != pid  # nothing of it goes on computing
+    _assert_good(service.run(RunRequest(_script(3, 7.0))), 3, 7.0)
+
+
+def test_a_cancelled_request_leaves_the_queue_while_it_waits(service, monkeypatch):
+    service.run(RunRequest(GOOD))  # a worker is up
+    monkeypatch.setenv(settings.RUN_TIMEOUT_S.env, "3")
+    hung = threading.Thread(target=service.run, args=(RunRequest(GOOD, test_fault="hang"),))
+    hung.start()
+    while service.queue_length == 0:
+        time.sleep(0.01)
+    with pytest.raises(Stopped):
+        service.run(RunRequest(GOOD), poll=_stop_after(0.3))
+    assert service.queue_length == 1  # the hung one alone
+    hung.join()
+    monkeypatch.delenv(settings.RUN_TIMEOUT_S.env)
+    _assert_good(service.run(RunRequest(GOOD)))
+
+
 ERRORS = [
     ("ParseError", ParseError("bad call", loc=Loc(3, 7, "y = fd.ops.nope(x)"))),
     (

@@ -13,6 +13,12 @@ class Options:
     transpose_tile: int = 64  # edge of a transpose tile
     persistent_max_cols: int = 16384  # longest reduced row kept whole in registers
     loop_cols: int = 2048  # column block of looped reductions
+    # Looped rows this long (a vocabulary) take a row a program: the second pass over a row then finds it
+    # in L2 more often (softmax over 50257 bf16 columns: 629 -> 485 us); rows past `longest_row_cols` loop
+    # over blocks of `longest_loop_cols` (log-softmax and cross-entropy over 128256: 461 -> 419, 390 -> 354).
+    long_row_cols: int = 32768
+    longest_row_cols: int = 98304
+    longest_loop_cols: int = 4096
     row_tile: int = 4096  # elements of a reduction tile when several rows share a program
     store_tile_rows: int = 8  # rows per tile when outputs are contiguous along the rows (0: no such rule)
     warps: int = 0  # warps of every launch; 0: chosen per kernel from its tiles and math

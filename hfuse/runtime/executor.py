@@ -28,7 +28,15 @@ from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
 from hfuse.runtime.memory import check_run_memory, out_of_memory_detail, out_of_memory_error, run_bytes
 from hfuse.runtime.profile import build_profile
 from hfuse.runtime.profile_model import FusionProfile
-from hfuse.runtime.segments import Env, Rerun, Segment, inductor_segment, make_segment, torch_segment
+from hfuse.runtime.segments import (
+    Env,
+    Rerun,
+    Segment,
+    inductor_segment,
+    make_segment,
+    torch_segment,
+    writable_in_place,
+)
 from hfuse.runtime.timing import wall_ms
 from hfuse.runtime.validate import validate_outputs
 from hfuse.runtime.validated import remember, remembered_error, validation_key
@@ -278,7 +286,8 @@ def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs:
         compiled = compile_fusion(fusion, strategy=backend, alias_outputs=alias_outputs)
         if settings.AUTOTUNE.as_bool() and has_cuda():
             compiled = autotune.tune(compiled)
-        segments = tuple(make_segment(compiled, group) for group in compiled.segmentation.groups)
+        direct = writable_in_place(compiled)
+        segments = tuple(make_segment(compiled, group, direct) for group in compiled.segmentation.groups)
     plan = Plan(compiled, segments, backend, prepare_ms=(time.perf_counter() - start) * 1e3)
     plan.stage_ms.update(compiled.stage_ms)
     plan.stage_ms["load kernels"] = plan.prepare_ms - sum(compiled.stage_ms.values())

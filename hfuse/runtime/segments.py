@@ -17,6 +17,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import KernelError
 from hfuse.export import segment_fusion
 from hfuse.ir import Fusion, Value
+from hfuse.ops import Computed, op_def
 from hfuse.pipeline import Compiled
 from hfuse.reference import evaluate
 from hfuse.runtime import inductor
@@ -42,26 +43,59 @@ class Segment:
     launch: Callable[[Env, bool], object]
 
 
-def make_segment(compiled: Compiled, group: Group) -> Segment:
+def make_segment(compiled: Compiled, group: Group, in_place: dict[str, str] | None = None) -> Segment:
+    """`in_place`: the outputs (by name) a validated run's kernel writes straight into an input, and that
+    input's name (`writable_in_place`)."""
     if group.kind is SchedulerKind.ALIAS:
         return _alias_segment(compiled, group)
     if group.kind is SchedulerKind.TORCH:
         return torch_segment(compiled.scheduled, group)
-    return _kernel_segment(compiled, group)
+    return _kernel_segment(compiled, group, in_place or {})
 
 
-def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
+def writable_in_place(compiled: Compiled) -> dict[str, str]:
+    """The outputs added with `alias_input` that a pointwise kernel may write straight into their input
+    rather than into a new buffer copied there after the launch (an optimizer step then moves its bytes
+    once): the input is read by that kernel alone, whose every op is elementwise, so each element is read
+    by the program that writes it, at the position it writes, and the two have one layout."""
+    fusion = compiled.scheduled
+    groups = compiled.segmentation.groups
+    found = {}
+    for out in fusion.outputs:
+        if out.alias_input is None:
+            continue
+        writers = [g for g in groups if out.name in g.outputs]
+        readers = [g for g in groups if out.alias_input in g.inputs]
+        if len(writers) != 1 or readers != writers or writers[0].kind is not SchedulerKind.POINTWISE:
+            continue
+        if not all(op_def(e.op).computed is Computed.BY_EMITTER for e in writers[0].exprs):
+            continue
+        written, read = fusion.value(out.name), fusion.value(out.alias_input)
+        if (written.shape, written.strides, written.dtype) == (read.shape, read.strides, read.dtype):
+            found[out.name] = out.alias_input
+    return found
+
+
+def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) -> Segment:
+    """`run` (first runs, profiles) allocates every output, poisoned when asked; `launch` (the validated
+    call) writes the outputs of `in_place` straight into their inputs."""
     kernel = compiled.kernel_of(group)
     assert kernel is not None, f"group {group.id} launches a kernel but has no generated source"
     module = load_kernel(kernel)
     specs = tuple(OutputSpec.of(compiled.scheduled.value(name)) for name in kernel.outputs)
     inputs, outputs = tuple(kernel.inputs), tuple(kernel.outputs)
+    into = tuple(in_place.get(name) for name in outputs)
     scalars = tuple(i for i, name in enumerate(inputs) if compiled.scheduled.value(name).is_scalar)
     device = run_device()
     launcher = KernelLauncher(module, kernel.grid)
 
-    def arguments(env: Env, poison: bool) -> tuple[list[Any], list[torch.Tensor]]:
-        buffers = [_allocate(spec, poison, device) for spec in specs]
+    def arguments(
+        env: Env, poison: bool, into: tuple[str | None, ...] = (None,) * len(specs)
+    ) -> tuple[list[Any], list[torch.Tensor]]:
+        buffers = [
+            env[target] if target is not None else _allocate(spec, poison, device)
+            for spec, target in zip(specs, into, strict=True)
+        ]
         args = [env[name] for name in inputs]
         for i in scalars:
             args[i] = _launch_arg(args[i])
@@ -80,7 +114,7 @@ def _kernel_segment(compiled: Compiled, group: Group) -> Segment:
         return _reported(kernel, relaunch)
 
     def launch(env: Env, poison: bool) -> None:
-        args, buffers = arguments(env, poison)
+        args, buffers = arguments(env, poison, into)
         try:
             launcher.launch(args)
         except Exception as err:

@@ -54,7 +54,10 @@ START_TIMEOUT_S = 120.0  # a worker imports torch, Triton and hfuse before it ta
 EXIT_WAIT_S = 10.0  # how long a dying worker is given to finish dying
 GRACE_S = 5.0  # a worker past its request's time limit by this much stops by itself (its service did not)
 WATCH_EVERY_S = 0.5  # how often a worker checks that its parent lives and its request is in time
+POLL_S = 0.25  # how often a waiting or running request asks its caller whether it is still wanted
 WaitReport = Callable[[int], None]  # told how many requests are ahead of a waiting one, when it changes
+# called every POLL_S while a request waits or runs: what it raises cancels the request and propagates
+Poll = Callable[[], None]
 Request = RunRequest | CompileRequest
 Result = RunResult | CompileResult
 
@@ -126,16 +129,19 @@ class RunService:
     def worker_pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
-    def run(self, request: Request, *, on_wait: WaitReport | None = None) -> Result:
+    def run(self, request: Request, *, on_wait: WaitReport | None = None, poll: Poll | None = None) -> Result:
         """Run `request` in the worker once the requests ahead of it are done; never raises an HfuseError:
-        every failure, including a refusal to wait longer than HFUSE_RUN_QUEUE_TIMEOUT_S, is in the result."""
+        every failure, including a refusal to wait longer than HFUSE_RUN_QUEUE_TIMEOUT_S, is in the result.
+        `poll` is called every POLL_S while the request waits or runs: what it raises (the app's Stop)
+        cancels the request, leaving the queue to the next, and propagates; a worker running it is
+        replaced, so nothing of it is left computing."""
         queued = time.monotonic()
-        refusal = self._wait_for_turn(on_wait)
+        refusal = self._wait_for_turn(on_wait, poll)
         if refusal is not None:
             return self.lane.failed(refusal)
         waited_s = time.monotonic() - queued
         try:
-            result = self._run_in_worker(request)
+            result = self._run_in_worker(request, poll)
         finally:
             self._end_turn()
         return replace(result, waited_s=waited_s)
@@ -157,42 +163,54 @@ class RunService:
             finally:
                 self._end_turn()
 
-    def _wait_for_turn(self, on_wait: WaitReport | None) -> HfuseError | None:
-        """Queue up and wait until this thread's turn; a LimitError after HFUSE_RUN_QUEUE_TIMEOUT_S."""
+    def _wait_for_turn(self, on_wait: WaitReport | None, poll: Poll | None = None) -> HfuseError | None:
+        """Queue up and wait until this thread's turn; a LimitError after HFUSE_RUN_QUEUE_TIMEOUT_S. What
+        `on_wait` or `poll` raise leaves the queue and propagates."""
         ticket = object()
         limit = settings.RUN_QUEUE_TIMEOUT_S.as_float()
         deadline = time.monotonic() + limit
         told = None
         with self._turns:
             self._line.append(ticket)
-            while self._line[0] is not ticket:
-                ahead = self._line.index(ticket)
-                if on_wait is not None and ahead != told:
-                    told = ahead
-                    self._turns.release()  # the report may take a while (a page update): let others move
-                    try:
-                        on_wait(ahead)
-                    finally:
-                        self._turns.acquire()
-                    continue
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self._line.remove(ticket)
-                    self._turns.notify_all()
-                    return LimitError(
-                        f"the run waited {limit:g} s for {ahead} run(s) of other sessions ahead of it and "
-                        f"gave up ({settings.RUN_QUEUE_TIMEOUT_S.env}): run it again when the device is "
-                        "less busy"
-                    )
-                self._turns.wait(remaining)
+            try:
+                while self._line[0] is not ticket:
+                    ahead = self._line.index(ticket)
+                    if on_wait is not None and ahead != told:
+                        told = ahead
+                        self._outside_the_lock(on_wait, ahead)
+                        continue
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        self._line.remove(ticket)
+                        self._turns.notify_all()
+                        return LimitError(
+                            f"the run waited {limit:g} s for {ahead} run(s) of other sessions ahead of it "
+                            f"and gave up ({settings.RUN_QUEUE_TIMEOUT_S.env}): run it again when the device "
+                            "is less busy"
+                        )
+                    self._turns.wait(min(remaining, POLL_S) if poll is not None else remaining)
+                    if poll is not None:
+                        self._outside_the_lock(poll)
+            except BaseException:
+                self._line.remove(ticket)
+                self._turns.notify_all()
+                raise
         return None
+
+    def _outside_the_lock(self, call: Callable[..., None], *args: object) -> None:
+        """A caller's callback, which may take a while (a page update): the others move meanwhile."""
+        self._turns.release()
+        try:
+            call(*args)
+        finally:
+            self._turns.acquire()
 
     def _end_turn(self) -> None:
         with self._turns:
             self._line.popleft()
             self._turns.notify_all()
 
-    def _run_in_worker(self, request: Request) -> Result:
+    def _run_in_worker(self, request: Request, poll: Poll | None = None) -> Result:
         started = self._start_worker()
         if started is not None:
             return self.lane.failed(started)
@@ -202,14 +220,23 @@ class RunService:
             self._conn.send((request, limit))
         except (BrokenPipeError, OSError):
             return self.lane.failed(self._died(f"taking the {self.lane.noun}"))
-        return self._await_result(self._conn, limit)
+        try:
+            return self._await_result(self._conn, limit, poll)
+        except BaseException:  # cancelled: the worker must not go on with it, nor answer the next request
+            self._spawn()
+            raise
 
-    def _await_result(self, conn: Connection, limit: float) -> Result:
+    def _await_result(self, conn: Connection, limit: float, poll: Poll | None = None) -> Result:
         deadline = time.monotonic() + limit
         lane = self.lane
         step = f"waiting for the worker to take the {lane.noun}"
         while True:
-            if wait([conn], timeout=max(deadline - time.monotonic(), 0)):
+            remaining = max(deadline - time.monotonic(), 0)
+            if poll is not None and remaining > POLL_S:
+                if not wait([conn], timeout=POLL_S):
+                    poll()
+                    continue
+            if wait([conn], timeout=remaining):
                 try:
                     kind, payload = conn.recv()
                 except (EOFError, OSError):  # the worker's end closed: it died

@@ -4,6 +4,7 @@ Links, the code editor (a component) and graphviz rendering only happen in a bro
 also saved as a 1440x900 screenshot under artifacts/screenshots/.
 """
 
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -213,3 +214,38 @@ def test_boundaries_are_drawn_and_explained(app_url, page):
     assert naive.locator("g.edge text", has_text="B1").count() == 1
     assert page.get_by_text("Why the kernels are split").count() == 1
     screenshot(page, "segments_softmax")
+
+
+SLOW = """from nvfuser import FusionDefinition, DataType
+import torch
+
+inputs = [torch.randn(3000, 3000, device="cuda")]
+with FusionDefinition() as fd:
+    x = fd.from_pytorch(inputs[0])
+    y = fd.ops.exp(fd.ops.sin(fd.ops.mul(x, x)))
+    fd.add_output(fd.ops.tanh(fd.ops.add(y, x)))
+fd.execute(inputs)
+"""
+
+
+def test_cancel_stops_a_long_run_and_the_next_run_goes_ahead(app_url, page):
+    """A run of 9M elements in the interpreter takes many seconds: Cancel ends it at once (its worker is
+    replaced), the page says so, and a run of another definition then runs to its end."""
+    page.goto(link(app_url, "run", f=share.encode_definition(SLOW), v="1"))
+    settle(page)
+    page.locator(MAIN).get_by_role("button", name="Run", exact=True).click()
+    status = page.locator("[data-testid='stExpander']", has_text="Compiling and running")
+    status.get_by_text(" s").first.wait_for(timeout=OPEN_MS)  # the elapsed seconds count up
+    page.wait_for_timeout(1500)
+    screenshot(page, "run_in_progress")
+    page.locator(MAIN).get_by_role("button", name="Cancel", exact=True).click()
+    started = time.monotonic()
+    page.locator("[data-testid='stAlert']", has_text="The run was cancelled after").wait_for(timeout=OPEN_MS)
+    assert time.monotonic() - started < 10
+    settle(page)
+    screenshot(page, "run_cancelled")
+    page.goto(seed_link(app_url, "run"))
+    settle(page)
+    page.locator(MAIN).get_by_role("button", name="Run", exact=True).click()
+    page.locator("[data-testid='stAlert']", has_text="outputs match torch").wait_for(timeout=RUN_MS)
+    assert page.locator("[data-testid='stException']").count() == 0

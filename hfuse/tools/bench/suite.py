@@ -340,10 +340,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         compile_cases = [f"{subset}/{ex.name}" for subset in subsets for ex in list_examples(subset)]
     if compile_cases:
         print(f"timing the first calls of {len(compile_cases)} cases in new processes", file=sys.stderr)
-    try:
-        firsts = first_calls(compile_cases, warm=not args.cold_only)
-    except (HfuseError, subprocess.TimeoutExpired) as err:
-        failures.append(f"first calls: {err}")
+        try:
+            firsts = first_calls(compile_cases, warm=not args.cold_only)
+        except (HfuseError, subprocess.TimeoutExpired) as err:
+            failures.append(f"first calls: {err}")
     _write(args.out, args.suite, args.label, header, rows, firsts, failures)
     print(to_markdown(header, rows, firsts, failures))
     return 1 if failures else 0
