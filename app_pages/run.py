@@ -19,7 +19,7 @@ from hfuse.units import format_bytes
 from ui import pipeline, state, views
 
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
-CANCELLED = "run_cancelled"  # seconds the last run had taken when its visitor stopped it
+CANCEL = "cancel_run"  # the Cancel button shown while a run goes on: true in the rerun its click makes
 # What each column of the comparison measures (the benchmark's protocol, BENCHMARKS.md).
 COMPARISON_HELP = {
     "candidate": "hfuse runs the fusion as this page compiled it; the others are what it is measured "
@@ -85,15 +85,13 @@ def run(text: str, segment: int, strategy: str, outputs: str) -> None:
         text, backend=strategy, alias_outputs=outputs == "views", compare=has_cuda(), segment=segment
     )
     asked = time.time()
-    st.session_state.pop(CANCELLED, None)
     with st.status("Compiling and running...", expanded=True) as progress:
-        st.button(
-            "Cancel", key="cancel_run", icon=":material/stop:", help="Stops the run and frees the queue"
-        )
-        shown = {"label": "Compiling and running", "seconds": -1}
+        clock = st.empty()
+        st.button("Cancel", key=CANCEL, icon=":material/stop:", help="Stops the run and frees the queue")
+        shown = {"step": "compiling and running", "seconds": -1}
 
         def waiting(ahead: int) -> None:
-            shown["label"] = f"Waiting for {_runs(ahead)} of other sessions, then compiling and running"
+            shown["step"] = f"waiting for {_runs(ahead)} of other sessions, then compiling and running"
 
         def still_wanted() -> None:
             """Streamlit stops or reruns the script at a page update when its visitor pressed Stop or
@@ -101,14 +99,9 @@ def run(text: str, segment: int, strategy: str, outputs: str) -> None:
             seconds = int(time.time() - asked)
             if seconds != shown["seconds"]:
                 shown["seconds"] = seconds
-                progress.update(label=f"{shown['label']}... {seconds} s")
+                clock.caption(f"{seconds} s: {shown['step']}")
 
-        try:
-            result = shared_service().run(request, on_wait=waiting, poll=still_wanted)
-        except BaseException as stopped:
-            if not isinstance(stopped, Exception):  # Streamlit's Stop, or the rerun of Cancel: no error
-                st.session_state[CANCELLED] = time.time() - asked
-            raise
+        result = shared_service().run(request, on_wait=waiting, poll=still_wanted)
         if result.failure is not None:
             progress.update(label="The run failed", state="error")
             st.session_state.pop(state.RUN_REPORT, None)
@@ -318,10 +311,8 @@ if fusion is not None:
     outputs = state.option_control("outputs", controls[1])
     if controls[2].button("Run", type="primary", key="run", icon=":material/play_arrow:", width="stretch"):
         run(text, segment, strategy, outputs)
-    elif CANCELLED in st.session_state:
-        st.warning(
-            f"The run was cancelled after {st.session_state.pop(CANCELLED):.1f} s.", icon=":material/stop:"
-        )
+    elif st.session_state.get(CANCEL):
+        st.warning("The run was cancelled: nothing of it goes on running.", icon=":material/stop:")
     shown = st.session_state.get(state.RUN_REPORT)
     if shown is not None and shown[0] == (text, strategy, outputs, segment):
         result = shown[1]
