@@ -42,7 +42,13 @@ def compute_type(dtype: DataType) -> str:
     return "tl.float32" if dtype.is_reduced_float else storage_type(dtype)
 
 
+# -0.0 from its bits: Triton 3.6 builds a constant equal to 0 as the type's null value (+0.0), and its unary
+# minus is 0 - x (+0.0 again); a float32 constant, which an operation with a double widens exactly
+NEGATIVE_ZERO = "tl.cast(tl.cast(-2147483648, tl.int32), tl.float32, bitcast=True)"
+
+
 def literal(value: bool | int | float | complex) -> str:
+    """A constant as kernel source: a Python number (weakly typed in Triton), or for -0.0 an expression."""
     if isinstance(value, bool):
         return repr(value)
     if isinstance(value, int):
@@ -52,6 +58,8 @@ def literal(value: bool | int | float | complex) -> str:
             return 'float("nan")'
         if math.isinf(value):
             return 'float("inf")' if value > 0 else 'float("-inf")'
+        if value == 0 and math.copysign(1.0, value) < 0:
+            return NEGATIVE_ZERO
         return repr(value)
     raise UnsupportedError(f"the constant {value!r} is complex; kernels support real numbers only")
 

@@ -21,6 +21,7 @@ import torch
 
 from hfuse.codegen.code import Body
 from hfuse.codegen.emit import (
+    NEGATIVE_ZERO,
     common_tensor_type,
     compute_type,
     convert,
@@ -278,7 +279,8 @@ class Lowering:
         ]
         text = emit(texts, Types(out.dtype, tuple(targets)))
         blocks = [t for t, v in zip(texts, operands, strict=True) if v.is_tensor]
-        if _HELPER_CALL.search(text) and blocks and not all(v.is_tensor for v in operands):
+        scalars_as_blocks = _HELPER_CALL.search(text) or NEGATIVE_ZERO in texts
+        if scalars_as_blocks and blocks and not all(v.is_tensor for v in operands):
             typed = zip(texts, operands, targets, strict=True)
             texts = [_as_block(t, v, target, blocks[0]) for t, v, target in typed]
             text = emit(texts, Types(out.dtype, tuple(targets)))
@@ -406,8 +408,9 @@ _HELPER_CALL = re.compile(r"(?<![.\w])_[a-z0-9_]+\(")
 
 
 def _as_block(text: str, value: Value, target: DataType, block: str) -> str:
-    """A scalar operand of a math helper as a block of the shape of `block`: a helper reads bits and the
-    signs of zeros, which a Python number does not have, and the interpreter mishandles 0-d blocks."""
+    """A scalar operand of a math helper, or of an op with a -0.0 constant, as a block of the shape of
+    `block`: a helper reads bits and the signs of zeros, which a Python number does not have, and the
+    interpreter mishandles 0-d blocks (a comparison of one broadcasts as a float)."""
     if value.is_tensor or target is DataType.Bool:
         return text
     return f"tl.full({block}.shape, {text}, {compute_type(target)})"
