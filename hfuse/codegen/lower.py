@@ -36,7 +36,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError, KernelError, UnsupportedError
 from hfuse.ir import Expr, Fusion, Op, Value
 from hfuse.layout import MOVEMENT_OPS, Movement, implicit_broadcast, movement_of, source_index
-from hfuse.ops import Computed, Policy, Types, op_def
+from hfuse.ops import Computed, Policy, Types, op_def, scalar_tensor
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,9 +410,13 @@ _HELPER_CALL = re.compile(r"(?<![.\w])_[a-z0-9_]+\(")
 def _as_block(text: str, value: Value, target: DataType, block: str) -> str:
     """A scalar operand of a math helper, or of an op with a -0.0 constant, as a block of the shape of
     `block`: a helper reads bits and the signs of zeros, which a Python number does not have, and the
-    interpreter mishandles 0-d blocks (a comparison of one broadcasts as a float)."""
+    interpreter mishandles 0-d blocks (a comparison of one broadcasts as a float). A float constant keeps
+    the value Triton gives a number in an expression (a float32 where it lies in float32's range: 1e30 of a
+    Double op is float32's 1e30), which the reference gives it too."""
     if value.is_tensor or target is DataType.Bool:
         return text
+    if isinstance(value.const, float) and target.is_float:
+        text = literal(scalar_tensor(value.const, value.dtype, torch.device("cpu")).item())
     return f"tl.full({block}.shape, {text}, {compute_type(target)})"
 
 

@@ -126,6 +126,17 @@ def div(a: Sequence[str], t: Types) -> str:
     return f"({a[0]} / {a[1]})" if t.out.is_float else f"({a[0]} // {a[1]})"
 
 
+def fmod(a: Sequence[str], t: Types) -> str:
+    """The remainder of truncated division; of floats by the math library's _fmod, as Triton's % of floats
+    is not exact on the GPU."""
+    return f"_fmod({a[0]}, {a[1]})" if t.is_float else f"({a[0]} % {a[1]})"
+
+
+def remainder(a: Sequence[str], t: Types) -> str:
+    """The remainder with the divisor's sign (Python's %), as torch computes it: from fmod."""
+    return f"_float_remainder({a[0]}, {a[1]})" if t.is_float else f"_remainder({a[0]}, {a[1]})"
+
+
 _INTEGER = re.compile(r"-?\d+")
 
 
