@@ -2,7 +2,9 @@
 library (codegen/mathlib.py) adds to a kernel that calls them:
 
 - `_fmod`, `_float_remainder`: Triton's % of floats is LLVM's frem, which the GPU computes as
-  a - b * trunc(a / b), wrong for infinities and for quotients beyond the mantissa.
+  a - b * trunc(a / b), wrong for infinities and for quotients beyond the mantissa;
+- `_addcmul`: the GPU contracts a multiply and an add into an fma, which rounds once where torch's ops
+  round twice, and keeps a product beyond the largest value finite.
 
 The same code runs in the interpreter, so tests there check what the GPU computes; where the GPU's form
 cannot run in the interpreter (libdevice), each place has its own.
@@ -19,6 +21,18 @@ def _float_remainder(a, b):
     return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
 """,
         ("_fmod",),
+    ),
+    "_addcmul": (
+        """
+def _addcmul(x, t1, t2, v):
+    # x + v * (t1 * t2), each step rounded as torch's ops round it. The GPU contracts the last multiply and
+    # add into an fma, which keeps a product beyond the largest value finite (-inf + 3e38 * 3e38 would be
+    # -inf, not NaN): where the rounded product is infinite, the sum is that infinity, NaN against the other
+    p = v * (t1 * t2)
+    at_infinity = tl.where((x != x) | (x == -p), float("nan"), p)
+    return tl.where(tl.abs(p) == float("inf"), at_infinity, x + p)
+""",
+        (),
     ),
 }
 

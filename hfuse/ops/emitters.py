@@ -116,9 +116,12 @@ def add(a: Sequence[str], t: Types) -> str:
 
 
 def addcmul(a: Sequence[str], t: Types) -> str:
-    """x + v * (t1 * t2); of Bool operands, or and and, as torch computes bool arithmetic."""
+    """x + v * (t1 * t2); of floats with each step rounded (the math library's _addcmul); of Bool operands,
+    or and and, as torch computes bool arithmetic."""
     if t.out is DataType.Bool:
         return f"({a[0]} | ({a[3]} & ({a[1]} & {a[2]})))"
+    if t.out.is_float:
+        return f"_addcmul({a[0]}, {a[1]}, {a[2]}, {a[3]})"
     return f"({a[0]} + {a[3]} * ({a[1]} * {a[2]}))"
 
 
