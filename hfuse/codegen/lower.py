@@ -29,6 +29,7 @@ from hfuse.codegen.emit import (
     power_by_constant,
     round_down,
     to_type,
+    widen,
 )
 from hfuse.codegen.indexing import SourceText, is_literal, is_plain, term
 from hfuse.codegen.rng import lower_random
@@ -196,7 +197,7 @@ class Lowering:
         mask = self._block_mask(self.mask_text(index.mask) if self.body.deps_of(offset) else None, offset)
         text = f"tl.load({address}, mask={mask}, other=0)" if mask else f"tl.load({address})"
         if value.dtype.is_reduced_float:
-            text += ".to(tl.float32)"
+            text = widen(text, value.dtype)
         self.loaded.append((value.name, index))
         return self.body.assign(text, value.name.lower())
 
@@ -423,7 +424,7 @@ def _as_block(text: str, value: Value, target: DataType, block: str) -> str:
 def _in_own_type(text: str, dtype: DataType) -> str:
     """A result of a 16-bit or 8-bit float type, computed in fp32, rounded to its type (as torch rounds
     every op's result), so that a consumer of another type reads the value torch would."""
-    return to_type(round_down(text, dtype), "tl.float32") if dtype.is_reduced_float else text
+    return widen(round_down(text, dtype), dtype) if dtype.is_reduced_float else text
 
 
 def _with_scalars(common: DataType, operands: Sequence[Value]) -> DataType:
