@@ -9,8 +9,9 @@ of another dtype. Reductions reduce rows that each hold one special value among 
 NaN, of -inf, of +-inf and of extremes, persistent, looped and split. Ops that only move values
 (views, pads, cats, gathers) move every special value.
 
-Left out, because torch itself gives no value there: integer division (div, fmod, remainder) by zero,
-which torch refuses on the CPU and leaves undefined on CUDA, and the smallest integer divided by -1.
+Left out, because torch itself gives no value there: integer division (div, fmod, remainder) by zero (a
+scalar divisor counts as torch converts it to the result's type: 2**40 is 0 for an Int32 tensor), which
+torch refuses on the CPU and leaves undefined on CUDA, and the smallest integer divided by -1.
 """
 
 from __future__ import annotations
@@ -151,6 +152,9 @@ def _subset(values: tuple[Any, ...], arity: int) -> tuple[Any, ...]:
 def _dividing_by_zero(op: Op, out: DataType, divisor: Any, dividend: Any = 1) -> bool:
     if op not in INTEGER_DIVISION or out.is_float:
         return False
+    # torch converts a scalar divisor to the result's type first: an Int32 tensor divided by 2**40 is
+    # divided by 0
+    divisor = torch.tensor(divisor).to(out.torch).item()
     if divisor == 0:
         return True
     return divisor == -1 and isinstance(dividend, int) and dividend in (-(2**63), -(2**31))

@@ -21,14 +21,9 @@ _DIVISOR = (
     "torch's vectorized CPU fmod gives NaN for a denormal divisor (its scalar path and CUDA's fmod give the "
     "exact remainder, as the kernel does)"
 )
-_FP8 = (
-    "Triton's interpreter converts to fp8 e4m3 through numpy: NaN becomes 384 and values round to the "
-    "wrong neighbour; on CUDA the conversion is the hardware's"
-)
 FLOATS = ("Double", "Float", "Half", "BFloat16")
 TORCH_CPU = {
     **{f"{op}-{dtype}": _DIVISOR for op in ("fmod", "remainder", "mod") for dtype in FLOATS},
-    **{f"cast-{dtype}": _FP8 for dtype in ("Double", "Float", "Half", "BFloat16", "Int", "Int32")},
 }  # fmt: skip
 
 _OVERFLOWING_MEAN = (

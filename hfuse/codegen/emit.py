@@ -7,9 +7,12 @@ down), other types as themselves. How each elementwise op is written is its emit
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
+
+import torch
 
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
@@ -42,7 +45,13 @@ def compute_type(dtype: DataType) -> str:
     return "tl.float32" if dtype.is_reduced_float else storage_type(dtype)
 
 
+# -0.0 from its bits: Triton 3.6 builds a constant equal to 0 as the type's null value (+0.0), and its unary
+# minus is 0 - x (+0.0 again); a float32 constant, which an operation with a double widens exactly
+NEGATIVE_ZERO = "tl.cast(tl.cast(-2147483648, tl.int32), tl.float32, bitcast=True)"
+
+
 def literal(value: bool | int | float | complex) -> str:
+    """A constant as kernel source: a Python number (weakly typed in Triton), or for -0.0 an expression."""
     if isinstance(value, bool):
         return repr(value)
     if isinstance(value, int):
@@ -52,6 +61,8 @@ def literal(value: bool | int | float | complex) -> str:
             return 'float("nan")'
         if math.isinf(value):
             return 'float("inf")' if value > 0 else 'float("-inf")'
+        if value == 0 and math.copysign(1.0, value) < 0:
+            return NEGATIVE_ZERO
         return repr(value)
     raise UnsupportedError(f"the constant {value!r} is complex; kernels support real numbers only")
 
@@ -64,17 +75,39 @@ def convert(expr: str, source: DataType, target: DataType) -> str:
     if target.is_reduced_float:
         if compute_type(source) != to:  # ints, bools and doubles round through fp32, as torch does
             expr = to_type(expr, to)
-        return to_type(round_down(expr, target), to)
+        return widen(round_down(expr, target), target)
     return expr if compute_type(source) == to else to_type(expr, to)
 
 
 def round_down(expr: str, target: DataType) -> str:
-    """A value of a reduced float type, from its fp32 compute value (rounded to nearest even)."""
+    """A value of a reduced float type, from its fp32 compute value (rounded to nearest even, as torch
+    converts: an fp8 value beyond the type's range is NaN or infinite, or saturates, as torch's own)."""
     if _NUMBER.fullmatch(expr):  # a constant operand: a block value for the rounding to work on
         expr = f"tl.cast({expr}, tl.float32)"
     if target is DataType.BFloat16:
         return f"_to_bfloat16({expr})"
+    if target is DataType.Float8_e4m3fn:
+        return f"_to_float8e4nv({expr}, {e4m3fn_overflow():#x})"
+    if target is DataType.Float8_e5m2:
+        return f"_to_float8e5({expr})"
     return to_type(expr, storage_type(target))
+
+
+def widen(expr: str, source: DataType) -> str:
+    """A value of a reduced float type (loaded, or rounded down) as its fp32 compute value."""
+    if source is DataType.Float8_e4m3fn:
+        return f"_from_float8e4nv({expr})"
+    if source is DataType.Float8_e5m2:
+        return f"_from_float8e5({expr})"
+    return to_type(expr, "tl.float32")
+
+
+@functools.cache
+def e4m3fn_overflow() -> int:
+    """The Float8_e4m3fn bits this torch gives a value beyond the type's range: 0x7F (NaN) up to torch 2.11,
+    0x7E (448, saturated) in later versions, on the CPU and CUDA alike."""
+    beyond = torch.tensor(480.0).to(torch.float8_e4m3fn)
+    return beyond.view(torch.uint8).item() & 0x7F
 
 
 _NUMBER = re.compile(r'\(?-?(\d+\.?\d*(e[-+]?\d+)?|float\("-?(inf|nan)"\)|True|False)\)?')

@@ -21,6 +21,7 @@ import torch
 
 from hfuse.codegen.code import Body
 from hfuse.codegen.emit import (
+    NEGATIVE_ZERO,
     common_tensor_type,
     compute_type,
     convert,
@@ -28,6 +29,7 @@ from hfuse.codegen.emit import (
     power_by_constant,
     round_down,
     to_type,
+    widen,
 )
 from hfuse.codegen.indexing import SourceText, is_literal, is_plain, term
 from hfuse.codegen.rng import lower_random
@@ -35,7 +37,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError, KernelError, UnsupportedError
 from hfuse.ir import Expr, Fusion, Op, Value
 from hfuse.layout import MOVEMENT_OPS, Movement, implicit_broadcast, movement_of, source_index
-from hfuse.ops import Computed, Policy, Types, op_def
+from hfuse.ops import Computed, Policy, Types, op_def, scalar_tensor
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +197,7 @@ class Lowering:
         mask = self._block_mask(self.mask_text(index.mask) if self.body.deps_of(offset) else None, offset)
         text = f"tl.load({address}, mask={mask}, other=0)" if mask else f"tl.load({address})"
         if value.dtype.is_reduced_float:
-            text += ".to(tl.float32)"
+            text = widen(text, value.dtype)
         self.loaded.append((value.name, index))
         return self.body.assign(text, value.name.lower())
 
@@ -280,7 +282,8 @@ class Lowering:
         ]
         text = emit(texts, Types(out.dtype, tuple(targets)))
         blocks = [t for t, v in zip(texts, operands, strict=True) if v.is_tensor]
-        if _HELPER_CALL.search(text) and blocks and not all(v.is_tensor for v in operands):
+        scalars_as_blocks = _HELPER_CALL.search(text) or NEGATIVE_ZERO in texts
+        if scalars_as_blocks and blocks and not all(v.is_tensor for v in operands):
             typed = zip(texts, operands, targets, strict=True)
             texts = [_as_block(t, v, target, blocks[0]) for t, v, target in typed]
             text = emit(texts, Types(out.dtype, tuple(targets)))
@@ -416,17 +419,23 @@ _HELPER_CALL = re.compile(r"(?<![.\w])_[a-z0-9_]+\(")
 
 
 def _as_block(text: str, value: Value, target: DataType, block: str) -> str:
-    """A scalar operand of a math helper as a block of the shape of `block`: a helper reads bits and the
-    signs of zeros, which a Python number does not have, and the interpreter mishandles 0-d blocks."""
+    """A scalar operand of a math helper, or of an op with a -0.0 constant, as a block of the shape of
+    `block`: a helper reads bits and the signs of zeros, which a Python number does not have, and the
+    interpreter mishandles 0-d blocks (a comparison of one broadcasts as a float). A float constant of a
+    Double op keeps the value Triton gives a number in an expression (a float32 where it lies in float32's
+    range: 1e30 is float32's 1e30), which the reference gives it too; of a float32 op it is already
+    float32's (`_scalar_as`)."""
     if value.is_tensor or target is DataType.Bool:
         return text
+    if isinstance(value.const, float) and target is DataType.Double:
+        text = literal(scalar_tensor(value.const, value.dtype, torch.device("cpu")).item())
     return f"tl.full({block}.shape, {text}, {compute_type(target)})"
 
 
 def _in_own_type(text: str, dtype: DataType) -> str:
     """A result of a 16-bit or 8-bit float type, computed in fp32, rounded to its type (as torch rounds
     every op's result), so that a consumer of another type reads the value torch would."""
-    return to_type(round_down(text, dtype), "tl.float32") if dtype.is_reduced_float else text
+    return widen(round_down(text, dtype), dtype) if dtype.is_reduced_float else text
 
 
 _INT_OPERAND_IN = {DataType.Half: "_int_operand_in_half", DataType.BFloat16: "_int_operand_in_bfloat16"}

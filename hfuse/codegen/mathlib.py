@@ -1,6 +1,7 @@
 """Math helpers for generated kernels, as Triton source (no libdevice: the interpreter lacks it).
 
-Each helper is a `@triton.jit` function copied into a generated module when its name appears there.
+Each helper is a `@triton.jit` function copied into a generated module when its name appears there; with
+the helpers of codegen/gpu_math.py, for what Triton computes otherwise than torch on the GPU.
 Accuracy targets float32: polynomial and series forms follow Cephes (atan), Giles (erfinv) and a
 shifted Stirling series (lgamma).
 """
@@ -8,6 +9,8 @@ shifted Stirling series (lgamma).
 from __future__ import annotations
 
 import re
+
+from hfuse.codegen import gpu_math
 
 _HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_trunc": (
@@ -225,6 +228,7 @@ def _ipow(a, b):
     "_remainder": (
         """
 def _remainder(a, b):
+    # of integers: the remainder of truncated division, moved to the divisor's side of zero
     r = a % b
     return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
 """,
@@ -512,20 +516,23 @@ else:
 _CALL = re.compile(r"\b(_[a-z0-9_]+)\b")
 
 
+_ALL = {**_HELPERS, **gpu_math.HELPERS}
+_ALL_BY_PLACE = {**_BY_PLACE, **gpu_math.BY_PLACE}
+
+
 def helpers_for(kernel_text: str) -> str:
     """The source of every helper the kernel calls, and the helpers those call."""
     wanted: list[str] = []
-    pending = [name for name in _CALL.findall(kernel_text) if name in _HELPERS]
+    pending = [name for name in _CALL.findall(kernel_text) if name in _ALL or name in _ALL_BY_PLACE]
     while pending:
         name = pending.pop(0)
         if name in wanted:
             continue
         wanted.append(name)
-        pending.extend(_HELPERS[name][1])
-    text = "".join(f"\n\n@triton.jit{_HELPERS[name][0]}" for name in sorted(wanted))
-    searched, chosen = kernel_text, set()
-    for name, source in reversed(_BY_PLACE.items()):  # a later one may call an earlier one
-        if f"{name}(" in searched:
-            chosen.add(name)
-            searched += source
-    return text + "".join(source for name, source in _BY_PLACE.items() if name in chosen)
+        if name in _ALL:
+            pending.extend(_ALL[name][1])
+        else:  # a helper written out whole (by place): the helpers its source calls
+            called = _CALL.findall(_ALL_BY_PLACE[name])
+            pending.extend(n for n in called if n != name and (n in _ALL or n in _ALL_BY_PLACE))
+    text = "".join(f"\n\n@triton.jit{_ALL[name][0]}" for name in sorted(wanted) if name in _ALL)
+    return text + "".join(source for name, source in _ALL_BY_PLACE.items() if name in wanted)

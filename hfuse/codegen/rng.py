@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from hfuse.codegen.emit import literal, round_down
+from hfuse.codegen.emit import literal, round_down, widen
 from hfuse.codegen.indexing import is_literal, linearize, term
 from hfuse.dtypes import DataType
 from hfuse.ir import Expr, Op, Value
@@ -77,7 +77,7 @@ def _compute_type(dtype: DataType) -> tuple[str, torch.dtype]:
 def _held(lowering: Lowering, text: str, dtype: DataType) -> str:
     """A float32 result of a Half or BFloat16 op, rounded to its dtype (other dtypes as they are)."""
     if dtype.is_reduced_float:
-        text = f"{round_down(term(text), dtype)}.to(tl.float32)"
+        text = widen(round_down(term(text), dtype), dtype)
     return lowering.assign(text, "rand")
 
 

@@ -9,6 +9,7 @@ library adds to the kernel.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -118,9 +119,12 @@ def add(a: Sequence[str], t: Types) -> str:
 
 
 def addcmul(a: Sequence[str], t: Types) -> str:
-    """x + v * (t1 * t2); of Bool operands, or and and, as torch computes bool arithmetic."""
+    """x + v * (t1 * t2); of floats with each step rounded (the math library's _addcmul); of Bool operands,
+    or and and, as torch computes bool arithmetic."""
     if t.out is DataType.Bool:
         return f"({a[0]} | ({a[3]} & ({a[1]} & {a[2]})))"
+    if t.out.is_float:
+        return f"_addcmul({a[0]}, {a[1]}, {a[2]}, {a[3]})"
     return f"({a[0]} + {a[3]} * ({a[1]} * {a[2]}))"
 
 
@@ -128,13 +132,59 @@ def div(a: Sequence[str], t: Types) -> str:
     return f"({a[0]} / {a[1]})" if t.out.is_float else f"({a[0]} // {a[1]})"
 
 
+def fmod(a: Sequence[str], t: Types) -> str:
+    """The remainder of truncated division; of floats by the math library's _fmod, as Triton's % of floats
+    is not exact on the GPU."""
+    return f"_fmod({a[0]}, {a[1]})" if t.is_float else f"({a[0]} % {a[1]})"
+
+
+def remainder(a: Sequence[str], t: Types) -> str:
+    """The remainder with the divisor's sign (Python's %), as torch computes it: from fmod."""
+    return f"_float_remainder({a[0]}, {a[1]})" if t.is_float else f"_remainder({a[0]}, {a[1]})"
+
+
+_INTEGER = re.compile(r"-?\d+")
+
+
+def _bits(t: Types) -> int:
+    return 32 if t.out is DataType.Int32 else 64
+
+
+def _shifted(a: Sequence[str], t: Types, shift: Callable[[str], str], outside: str) -> str:
+    """`shift(amount)` where the amount `a[1]` lies in [0, width), else `outside`; a constant amount is
+    decided here, a tensor amount is clamped into the range before the shift. No amount outside the range
+    reaches a shift: Triton refuses a constant one, and the GPU's shift of a tensor by one is undefined."""
+    bits = _bits(t)
+    if _INTEGER.fullmatch(a[1]):
+        return shift(a[1]) if 0 <= int(a[1]) < bits else outside
+    inside = f"(({a[1]} >= 0) & ({a[1]} < {bits}))"
+    return f"tl.where({inside}, {shift(f'tl.where({inside}, {a[1]}, 0)')}, {outside})"
+
+
+def left_shift(a: Sequence[str], t: Types) -> str:
+    """a << b as torch computes it on CUDA: 0 for an amount below 0 or of the width or more."""
+    return _shifted(a, t, lambda amount: f"({a[0]} << {amount})", f"tl.where(False, {a[0]}, 0)")
+
+
+def right_shift(a: Sequence[str], t: Types) -> str:
+    """a >> b (arithmetic) as torch computes it on CUDA: an amount below 0 or of the width or more shifts
+    by the width - 1 (0 or -1 by the sign of a)."""
+    return _shifted(a, t, lambda amount: f"({a[0]} >> {amount})", f"({a[0]} >> {_bits(t) - 1})")
+
+
 def logical_right_shift(a: Sequence[str], t: Types) -> str:
+    """a >> b with zeros shifted in: a shift by nothing or a negative amount keeps the value, by the width
+    or more clears it."""
     signed, unsigned = ("tl.int32", "tl.uint32") if t.out is DataType.Int32 else ("tl.int64", "tl.uint64")
-    # tl.cast: an operand may be a Python number, which has no .to
-    shifted = f"tl.cast(tl.cast({a[0]}, {signed}), {unsigned}, bitcast=True) >> tl.cast({a[1]}, {unsigned})"
-    bits = 32 if t.out is DataType.Int32 else 64
-    # a shift by nothing or a negative amount keeps the value, by the width or more clears it
-    kept = f"tl.where({a[1]} >= {bits}, 0, tl.cast({shifted}, {signed}, bitcast=True))"
+
+    def shift(amount: str) -> str:
+        # tl.cast: an operand may be a Python number, which has no .to
+        bits = f"tl.cast(tl.cast({a[0]}, {signed}), {unsigned}, bitcast=True)"
+        return f"tl.cast({bits} >> tl.cast({amount}, {unsigned}), {signed}, bitcast=True)"
+
+    kept = _shifted(a, t, shift, f"tl.where(False, {a[0]}, 0)")
+    if _INTEGER.fullmatch(a[1]):
+        return a[0] if int(a[1]) <= 0 else kept
     return f"tl.where({a[1]} <= 0, {a[0]}, {kept})"
 
 
