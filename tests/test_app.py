@@ -390,10 +390,12 @@ class InProcessService:
     def __init__(self, failures=(), ahead=0):
         self.requests, self.failures, self.ahead = [], list(failures), ahead
 
-    def run(self, request, *, on_wait=None):
+    def run(self, request, *, on_wait=None, poll=None):
         self.requests.append(request)
         if self.ahead and on_wait is not None:
             on_wait(self.ahead)
+        if poll is not None:
+            poll()  # the page's clock: its first tick
         if self.failures:
             return failed_result(self.failures.pop(0))
         return run_request(request)
