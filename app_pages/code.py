@@ -5,9 +5,40 @@ import streamlit as st
 from hfuse.codegen.provenance import computed_values, value_lines
 from hfuse.errors import HfuseError
 from hfuse.export import segment_script
+from hfuse.tools.triton_ir import STAGES, TARGET, triton_irs
 from hfuse.viz import group_title
 from ui import navigation, pipeline, state, views
 from ui.literal import literal
+
+TRITON_IRS = (
+    "triton_irs"  # (text, strategy, outputs, segment) and each kernel's launches, as Triton lowers them
+)
+STAGE_TITLES = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLVM IR", "ptx": "PTX"}
+
+
+def lowering(kernel_name: str, key: tuple, compiled) -> None:
+    """The kernel as Triton lowers it for an H200, compiled on request for every kernel of the fusion."""
+    st.markdown(f"**Triton's lowering for {TARGET}** (H100, H200): its IRs, pass by pass down to PTX")
+    shown = st.session_state.get(TRITON_IRS)
+    if shown is None or shown[0] != key:
+        if not st.button(f"Compile for {TARGET}", key="compile_triton_irs", icon=":material/memory:"):
+            st.caption("Triton compiles every kernel of the fusion in a separate process: a few seconds.")
+            return
+        with st.spinner(f"Compiling the kernels for {TARGET}..."):
+            try:
+                (launches,) = triton_irs([compiled])
+            except HfuseError as err:
+                st.error(literal(str(err)))
+                return
+        shown = st.session_state[TRITON_IRS] = (key, launches)
+    launches = [launch for launch in shown[1] if launch.kernel in (kernel_name, f"{kernel_name}_partials")]
+    for launch in launches:
+        tabs = st.tabs([f"{STAGE_TITLES[stage]} of {launch.kernel}" for stage in STAGES])
+        for tab, stage in zip(tabs, STAGES, strict=True):
+            ir = launch.irs[stage]
+            tab.caption(f"{len(ir.splitlines()):,} lines")
+            tab.code(ir, language="llvm" if stage in ("llir", "ttir", "ttgir") else None, line_numbers=True)
+
 
 st.header("Generated code")
 fusion = views.current_fusion()
@@ -77,6 +108,7 @@ if fusion is not None:
                     key="download_kernel",
                     icon=":material/download:",
                 )
+                lowering(kernel.name, (text, strategy, outputs, state.segment()), compiled)
         with export_column:
             st.markdown("**Export this segment** as a standalone definition")
             try:

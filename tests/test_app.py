@@ -611,6 +611,22 @@ def test_the_code_page_shows_the_lines_of_an_ir_value():
     assert any("t3 = (t0 - t1)" in line for line in marked) and any("# T3 = fd.ops.sub" in m for m in marked)
 
 
+def test_the_code_page_shows_tritons_lowering_of_a_kernel_for_an_h200():
+    """Compiled on request for sm_90, on any machine: TTIR, TTGIR, LLVM IR and PTX of each launch."""
+    softmax = share.encode_definition(get_example("softmax").text)
+    at = open_page(open_app(f=softmax, v="1"), "app_pages/code.py")
+    assert not [t for t in at.tabs if t.label.startswith("PTX of")]
+    at.button(key="compile_triton_irs").click().run(timeout=120)
+    assert not at.exception and not errors(at)
+    assert [t.label for t in at.tabs if " of hfuse_" in t.label] == [
+        "TTIR of hfuse_normalization_g0", "TTGIR of hfuse_normalization_g0",
+        "LLVM IR of hfuse_normalization_g0", "PTX of hfuse_normalization_g0",
+    ]  # fmt: skip
+    texts = [c.value for c in at.code]
+    assert any("tt.func public @hfuse_normalization_g0" in t for t in texts)
+    assert any(".target sm_90" in t for t in texts)
+
+
 def test_a_definition_without_inputs_shows_the_inputs_to_add_as_code():
     bare = "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n"
     bare += "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=True, dtype=DataType.Float)\n"
