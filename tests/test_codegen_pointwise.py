@@ -183,6 +183,20 @@ def test_a_symbolic_double_scalar_reaches_the_kernel_as_a_double():
     assert f"tl.cast({big.name}" not in source
 
 
+def test_an_int_scalar_reaches_the_kernel_as_an_int64():
+    """Triton passes a Python int that fits as int32 on a GPU: `S >> 63` would not compile."""
+    b = FusionBuilder()
+    amounts = b.define_tensor([3, 5], I64)
+    s = b.define_scalar(I64)
+    (shifted,) = b.add(Op.BITWISE_RIGHT_SHIFT, [s, amounts])
+    b.add_output(shifted)
+    fusion = b.build()
+    source = generate(whole_group(fusion, POINTWISE), fusion).source
+    header = next(line for line in source.splitlines() if line.startswith("def hfuse_"))
+    assert f"{s.name}: tl.int64" in header
+    check(fusion, [whole_group(fusion, POINTWISE)], {amounts.name: (-3, 70), s.name: (-50, 50)})
+
+
 def test_a_symbolic_double_scalar_meets_a_float_tensor_in_float32():
     """torch's CUDA kernels convert it to the op's float32 math: 1e300 + -inf is NaN there, not -inf."""
     b = FusionBuilder()

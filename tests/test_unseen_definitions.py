@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from unseen_corpus import (
     CPU_RUN_FAILURES,
-    CUDA_RUN_FAILURES,
+    CUDA_UNDEFINED_RESULTS,
     LOAD_FAILURES,
     PATHS,
     RUN_FAILURES,
@@ -173,9 +173,17 @@ def test_sources_table_lists_every_file():
 
 def test_expected_failures_name_collected_files():
     stems = {p.stem for p in PATHS}
-    for expected in (LOAD_FAILURES, RUN_FAILURES, CPU_RUN_FAILURES, CUDA_RUN_FAILURES, NOT_IN_INTERPRETER):
+    for expected in (
+        LOAD_FAILURES,
+        RUN_FAILURES,
+        CPU_RUN_FAILURES,
+        CUDA_UNDEFINED_RESULTS,
+        NOT_IN_INTERPRETER,
+    ):
         assert set(expected) <= stems, set(expected) - stems
-    assert not set(LOAD_FAILURES) & (set(_RUN_FAILURES) | set(CUDA_RUN_FAILURES) | set(NOT_IN_INTERPRETER))
+    assert not set(LOAD_FAILURES) & (
+        set(_RUN_FAILURES) | set(CUDA_UNDEFINED_RESULTS) | set(NOT_IN_INTERPRETER)
+    )
 
 
 @pytest.mark.parametrize("path", load_params())

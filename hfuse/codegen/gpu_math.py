@@ -75,6 +75,29 @@ def _to_float8e5(x):
 """,
         (),
     ),
+    # fp8 to float32 from the bits: a NaN keeps its sign (Triton's conversion on the GPU gives every NaN
+    # the positive one, which a cast back to fp8 would write as 0x7F where torch writes 0xFF), and the
+    # interpreter reads fp8 NaN and infinities as the numbers they are
+    "_from_float8e4nv": (
+        """
+def _from_float8e4nv(x):
+    bits = x.to(tl.uint8, bitcast=True)
+    nan = tl.where(bits >= 0x80, -4194304, 2143289344).to(tl.float32, bitcast=True)  # 0xFFC00000, 0x7FC00000
+    return tl.where((bits & 0x7F) == 0x7F, nan, x.to(tl.float32))
+""",
+        (),
+    ),
+    "_from_float8e5": (
+        """
+def _from_float8e5(x):
+    bits = x.to(tl.uint8, bitcast=True)
+    infinity = tl.where(bits >= 0x80, float("-inf"), float("inf"))
+    nan = tl.where(bits >= 0x80, -4194304, 2143289344).to(tl.float32, bitcast=True)
+    special = tl.where((bits & 0x7F) == 0x7C, infinity, nan)
+    return tl.where((bits & 0x7F) >= 0x7C, special, x.to(tl.float32))
+""",
+        (),
+    ),
 }
 
 # Written out whole: the definition depends on where the kernel runs.
@@ -95,36 +118,5 @@ else:
     @triton.jit
     def _fmod(a, b):
         return libdevice.fmod(a.to(tl.float64), b.to(tl.float64)).to(a.dtype)
-""",
-    "_from_float8e4nv": """
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-
-    @triton.jit
-    def _from_float8e4nv(x):
-        return tl.where((x.to(tl.uint8, bitcast=True) & 0x7F) == 0x7F, float("nan"), x.to(tl.float32))
-
-else:
-
-    @triton.jit
-    def _from_float8e4nv(x):
-        return x.to(tl.float32)
-""",
-    "_from_float8e5": """
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-
-    @triton.jit
-    def _from_float8e5(x):
-        bits = x.to(tl.uint8, bitcast=True)
-        infinity = tl.where(bits >= 0x80, float("-inf"), float("inf"))
-        special = tl.where((bits & 0x7F) == 0x7C, infinity, float("nan"))
-        return tl.where((bits & 0x7F) >= 0x7C, special, x.to(tl.float32))
-
-else:
-
-    @triton.jit
-    def _from_float8e5(x):
-        return x.to(tl.float32)
 """,
 }

@@ -105,11 +105,15 @@ def _torch_dtype(dtype: DataType) -> str:
     return f"torch.{str(dtype.torch).removeprefix('torch.')}"
 
 
-def _kernel(launch: Launch, tensors: set[str], doubles: set[str]) -> list[str]:
-    """A Double scalar is annotated: Triton passes an unannotated Python float as float32 on a GPU (its
-    interpreter keeps the double), which turns 1e300 into inf and 1e-300 into 0."""
+_SCALAR_ANNOTATIONS = {DataType.Double: "tl.float64", DataType.Int: "tl.int64"}
+
+
+def _kernel(launch: Launch, tensors: set[str], annotated: dict[str, str]) -> list[str]:
+    """Double and Int scalars are annotated: on a GPU Triton passes an unannotated Python float as float32
+    (its interpreter keeps the double), which turns 1e300 into inf and 1e-300 into 0, and a Python int that
+    fits as int32, which makes `S >> 63` of an Int scalar a compile error."""
     params = [
-        pointer(name) if name in tensors else f"{name}: tl.float64" if name in doubles else name
+        pointer(name) if name in tensors else f"{name}: {annotated[name]}" if name in annotated else name
         for name in launch.params
     ]
     header = f"def {launch.name}({', '.join(params)}):"
@@ -151,8 +155,12 @@ def assemble(
 ) -> str:
     """The module's source. `summary`: a paragraph for the module docstring, after the title."""
     tensors = {v.name for v in args if v.is_tensor} | {s.name for s in scratch}
-    doubles = {v.name for v in args if not v.is_tensor and v.dtype is DataType.Double}
-    kernel_text = "\n\n\n".join("\n".join(_kernel(launch, tensors, doubles)) for launch in launches)
+    annotated = {
+        v.name: _SCALAR_ANNOTATIONS[v.dtype]
+        for v in args
+        if not v.is_tensor and v.dtype in _SCALAR_ANNOTATIONS
+    }
+    kernel_text = "\n\n\n".join("\n".join(_kernel(launch, tensors, annotated)) for launch in launches)
     described = "\n".join(
         f"  {v.describe()}, strides {list(v.strides)}" if v.is_tensor else f"  {v.describe()}" for v in args
     )
