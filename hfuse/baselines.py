@@ -315,7 +315,7 @@ EXTENDED_BASELINES: dict[str, Baseline] = {
     "transposed_add": transposed_add,
 }
 
-# (example, subset) -> the keyword constants of that size; subsets not named take the "*" entry
+# example -> subset -> the keyword constants of that size; a subset not named takes the "*" entry
 SIZE_CONSTANTS: dict[str, dict[str, dict[str, object]]] = {
     "qkv_split": {"small": {"heads": 4}, "nanogpt": {"heads": 16}, "large": {"heads": 64}},
     "attention_softmax": {"small": {"scale": 1 / math.sqrt(32)}, "*": {"scale": 1 / math.sqrt(64)}},
