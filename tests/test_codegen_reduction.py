@@ -472,12 +472,27 @@ def test_what_cannot_or_need_not_split_stays_one_launch(build, kind):
     check(fusion, [group], options=SPLIT, reduction_size=100)
 
 
+def _column_normalize(dtype, rows=120, cols=3):
+    """x / sqrt(sum(x * x) over the rows): an outer reduction whose output is full-shape."""
+    b = FusionBuilder()
+    x = b.define_tensor([rows, cols], dtype)
+    (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
+    (squares,) = b.add(Op.MUL, [xf, xf])
+    (total,) = b.add(Op.SUM, [squares], {"dims": [0], "keepdim": True, "dtype": F32})
+    (norm,) = b.add(Op.SQRT, [total])
+    (y,) = b.add(Op.DIV, [xf, norm])
+    (out,) = b.add(Op.CAST, [y], {"dtype": dtype})
+    b.add_output(out)
+    return b.build()
+
+
 FEW_ROW_NORMALIZATIONS = {
     "softmax": (lambda dtype: softmax(dtype, rows=3, cols=100), NORMALIZATION),
     "log_softmax": (lambda dtype: softmax(dtype, rows=1, cols=130, log=True), NORMALIZATION),
     "layer_norm": (lambda dtype: layer_norm(dtype, rows=2, cols=100), NORMALIZATION),
     "rms_norm": (lambda dtype: rms_norm(dtype, rows=3, cols=90), NORMALIZATION),
     "logsumexp": (lambda dtype: _logsumexp(), REDUCTION),
+    "column_normalize": (_column_normalize, NORMALIZATION),
 }
 
 
