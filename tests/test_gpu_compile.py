@@ -1,0 +1,38 @@
+"""Every op's kernels compile for an sm_90 GPU (H100, H200), checked on the CPU.
+
+Triton's interpreter runs kernels with numpy and compiles nothing, so a kernel Triton refuses for a GPU
+(a shift by a constant wider than its operand, a constant of the wrong type) passes every interpreter test.
+Here the special-value sweep's fusion of each op, for a float and an integer dtype, is compiled for sm_90
+as a GPU's first launch compiles it (`hfuse.tools.triton_ir`), all in one child process.
+"""
+
+from __future__ import annotations
+
+import pytest
+from special_sweep import DTYPES, cases, swept_ops
+from triton.backends import backends
+
+from hfuse.dtypes import DataType
+from hfuse.errors import HfuseError
+from hfuse.pipeline import compile_fusion
+from hfuse.tools.triton_ir import triton_irs
+
+pytestmark = pytest.mark.skipif("nvidia" not in backends, reason="this Triton has no NVIDIA backend")
+
+COMPILED_DTYPES = (DataType.Float, DataType.Int32, DataType.Int)
+
+
+def test_every_ops_kernels_compile_for_sm_90():
+    compileds, names = [], []
+    for op in swept_ops():
+        for dtype in (d for d in DTYPES if d in COMPILED_DTYPES):
+            for layout, case in cases(op, dtype).items():
+                try:
+                    compileds.append(compile_fusion(case.fusion, alias_outputs=False))
+                except HfuseError:
+                    continue  # the op does not take this dtype
+                names.append(f"{op.frontend_name}-{dtype.name}{'-' + layout if layout else ''}")
+    assert len(compileds) > 150
+    launches = triton_irs(compileds, timeout_s=1200)
+    for name, found in zip(names, launches, strict=True):
+        assert found and all(".target sm_90" in launch.irs["ptx"] for launch in found), name
