@@ -2,9 +2,11 @@
 with each step's change."""
 
 import difflib
+import urllib.parse
 
 import streamlit as st
 
+from hfuse import share
 from hfuse.backends import HFUSE, STRATEGIES
 from hfuse.errors import HfuseError
 from hfuse.printer import print_fusion
@@ -12,42 +14,99 @@ from hfuse.stages import compile_stages
 from ui import pipeline, state, views
 from ui.literal import literal
 
+OTHER = "compared_definition"  # the definition the visitor pasted to compare this one with
+
 
 def against_original(text: str, segment: int) -> None:
     """What the visitor's edits changed: the IR's diff and each strategy's kernels, before and now."""
     original = state.original_definition()
-    if original == text:
-        return
-    st.subheader("Your edits")
+    if original != text:
+        st.subheader("Your edits")
+        compare(original, text, segment, ("before your edits", "now"), "edits")
+
+
+def against_another(text: str, segment: int) -> None:
+    """This definition beside one the visitor pastes (a script, or a link to one): the same comparison."""
+    with st.expander("Compare with another definition"):
+        other = st.text_area(
+            "Another definition",
+            key=OTHER,
+            height=160,
+            placeholder="Paste a fusion definition, or a link to one",
+        )
+        if other.strip():
+            try:
+                other_text = _definition_of(other.strip())
+            except HfuseError as err:
+                st.error(f"That link cannot be opened: {literal(err.reason)}")
+                return
+            compare(other_text, text, segment, ("in the other definition", "in this one"), "other")
+
+
+def _definition_of(pasted: str) -> str:
+    """A pasted link's definition (its f= or s=), or the pasted text itself."""
+    query = urllib.parse.urlsplit(pasted).query if pasted.startswith(("http://", "https://")) else ""
+    if not query:
+        return pasted
+    params = {key: values[-1] for key, values in urllib.parse.parse_qs(query).items()}
+    found = share.read_link(params, share.default_store())
+    if found is None:
+        raise HfuseError("the link holds no definition (no f= or s=)")
+    return found.text
+
+
+def compare(before_text: str, after_text: str, segment: int, titles: tuple[str, str], key: str) -> None:
+    """The IR's diff, each strategy's kernel count and the kernels' source diff of two definitions."""
+    before_title, after_title = titles
     outputs = state.option("outputs")
     try:
-        before = print_fusion(pipeline.fusion_of(original, segment))
-        counts = [
-            {
-                "segmenter": strategy,
-                "kernels before your edits": pipeline.compiled_of(
-                    original, strategy, outputs, segment
-                ).kernel_count,
-                "kernels now": pipeline.compiled_of(text, strategy, outputs, segment).kernel_count,
-            }
+        before = print_fusion(pipeline.fusion_of(before_text, segment))
+        compiled = {
+            (which, strategy): pipeline.compiled_of(source, strategy, outputs, segment)
+            for which, source in ((before_title, before_text), (after_title, after_text))
             for strategy in STRATEGIES
-        ]
+        }
     except HfuseError as err:
         st.caption(f"Nothing to compare: one of the two texts does not compile ({literal(err.reason)}).")
         return
-    st.caption(f"Outputs {pipeline.OUTPUT_TITLES[outputs]}. The IR as defined, before your edits and now:")
-    st.dataframe(counts, hide_index=True, key="edits_kernels")
+    counts = [
+        {
+            "segmenter": strategy,
+            f"kernels {before_title}": compiled[before_title, strategy].kernel_count,
+            f"kernels {after_title}": compiled[after_title, strategy].kernel_count,
+        }
+        for strategy in STRATEGIES
+    ]
+    st.caption(
+        f"Outputs {pipeline.OUTPUT_TITLES[outputs]}. The IR as defined, {before_title} and {after_title}:"
+    )
+    st.dataframe(counts, hide_index=True, key=f"{key}_kernels")
+    after = print_fusion(pipeline.fusion_of(after_text, segment))
+    ir_diff = _diff(before, after, before_title, after_title)
+    if ir_diff:
+        st.code(ir_diff, language="diff")
+    else:
+        st.caption("The IR is the same: the texts differ only in what does not reach the fusion.")
+    sources = {
+        which: "\n\n".join(kernel.source for kernel in compiled[which, HFUSE].kernels)
+        for which in (before_title, after_title)
+    }
+    source_diff = _diff(sources[before_title], sources[after_title], before_title, after_title)
+    with st.expander(f"The {HFUSE} kernels' source, {before_title} against {after_title}"):
+        if source_diff:
+            st.code(source_diff, language="diff")
+        else:
+            st.caption("The kernels are the same.")
+
+
+def _diff(before: str, after: str, before_title: str, after_title: str) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
-        print_fusion(pipeline.fusion_of(text, segment)).splitlines(keepends=True),
-        fromfile="before your edits",
-        tofile="now",
+        after.splitlines(keepends=True),
+        fromfile=before_title,
+        tofile=after_title,
     )
-    diff = "".join(lines)
-    if diff:
-        st.code(diff, language="diff")
-    else:
-        st.caption("The IR is the same: the edits changed only what does not reach the fusion.")
+    return "".join(lines)
 
 
 def pass_pipeline(text: str, segment: int) -> None:
@@ -113,4 +172,5 @@ if fusion is not None:
     with st.expander("The IR as text"):
         st.code(print_fusion(fusion), language="python")
     against_original(text, segment)
+    against_another(text, segment)
     pass_pipeline(text, segment)

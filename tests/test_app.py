@@ -647,6 +647,25 @@ def test_the_segmentation_page_answers_what_if_two_segments_were_merged():
     assert any(s.startswith("**One launch, side by side: no.**") and "reads" in s for s in said), said
 
 
+def test_the_ir_page_compares_this_definition_with_a_pasted_link():
+    """A link pasted into the comparison: its definition's IR, kernels and kernel source beside this one's."""
+    softmax = get_example("softmax").text
+    at = open_page(open_app(f=share.encode_definition(SEED), v="1"), "app_pages/ir.py")
+    pasted = f"http://localhost:8501/ir?f={share.encode_definition(softmax)}&v=1"
+    at.text_area(key="compared_definition").set_value(pasted).run()
+    assert not at.exception and not errors(at)
+    counts = next(f.value for f in at.dataframe if "kernels in this one" in f.value.columns)
+    assert (
+        dict(zip(counts["segmenter"], counts["kernels in the other definition"], strict=True))["naive"] == 5
+    )
+    assert dict(zip(counts["segmenter"], counts["kernels in this one"], strict=True)) == {
+        "naive": 3,
+        "hfuse": 0,
+    }
+    diffs = [c.value for c in at.code if c.value.startswith("--- in the other definition")]
+    assert len(diffs) == 2 and "-@triton.jit" in diffs[1]  # the IR, then the kernels' source
+
+
 def test_the_ir_page_shows_what_the_visitors_edits_changed():
     at = open_app(f=share.encode_definition(SEED), v="1")
     edited = SEED.replace("fd.add_output(T2_slice3)", "fd.add_output(fd.ops.exp(T2_slice3))")
