@@ -97,6 +97,8 @@ def test_a_link_to_the_seed_draws_clusters_and_edits_change_the_url(app_url, pag
 def test_short_link_round_trip(app_url, page):
     page.goto(seed_link(app_url))
     settle(page)
+    editor(page).wait_for()  # the editor has loaded the text: none of its events can arrive after the click
+    settle(page)
     page.get_by_role("button", name="Make a short link").click()
     page.wait_for_function("() => window.location.search.includes('s=')")
     settle(page)
