@@ -412,6 +412,25 @@ else:
 """
 
 
+def _int_operand(name: str, rounded: str) -> str:
+    """An integer operand in float32 math: on a GPU straight, in the interpreter as `rounded`, its value
+    in the 16-bit type."""
+    return f"""
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+
+    @triton.jit
+    def {name}(x):
+        return {rounded}.to(tl.float32)
+
+else:
+
+    @triton.jit
+    def {name}(x):
+        return x.to(tl.float32)
+"""
+
+
 # Written out whole (not through _HELPERS): the definition depends on where the kernel runs.
 _BY_PLACE = {
     "_to_bfloat16": """
@@ -442,34 +461,8 @@ else:
     # An integer tensor beside a 16-bit float one in an op: torch's CUDA kernels convert it straight to the
     # op's float32 math, its CPU kernels to the 16-bit type first (2**40 is inf in Half there). Each
     # place follows its torch, so that the reference a kernel is validated against agrees with it.
-    "_int_operand_in_half": """
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-
-    @triton.jit
-    def _int_operand_in_half(x):
-        return x.to(tl.float32).to(tl.float16).to(tl.float32)
-
-else:
-
-    @triton.jit
-    def _int_operand_in_half(x):
-        return x.to(tl.float32)
-""",
-    "_int_operand_in_bfloat16": """
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-
-    @triton.jit
-    def _int_operand_in_bfloat16(x):
-        return _to_bfloat16(x.to(tl.float32)).to(tl.float32)
-
-else:
-
-    @triton.jit
-    def _int_operand_in_bfloat16(x):
-        return x.to(tl.float32)
-""",
+    "_int_operand_in_half": _int_operand("_int_operand_in_half", "x.to(tl.float32).to(tl.float16)"),
+    "_int_operand_in_bfloat16": _int_operand("_int_operand_in_bfloat16", "_to_bfloat16(x.to(tl.float32))"),
     # tl.max and tl.min skip NaN; in torch a NaN in a row makes its max and min NaN.
     "_max_rows": """
 

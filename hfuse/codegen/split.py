@@ -197,6 +197,22 @@ def _label(group: Group) -> str:
     return ", ".join(dict.fromkeys(group.outputs))
 
 
+def _part_program(
+    body: Body, space: RowSpace, layout: Layout, split: Split, part_name: str
+) -> tuple[RowTile, str, ColumnPart]:
+    """A program of a launch that runs one per (tile of rows, part of the columns): program `prog` takes
+    part `prog % parts` of the rows of tile `prog // parts`; its rows, its part's index (named
+    `part_name`) and its columns."""
+    body.reserve("prog", "pid")
+    first, part = None, "prog"
+    if cdiv(space.rows, layout.rows) > 1:
+        first = body.define("tile", f"prog // {split.parts}", frozenset())
+        part = body.define(part_name, f"prog % {split.parts}", frozenset())
+    tile = tile_rows(body, first, layout.rows, space)
+    start = body.define("part_start", f"{term(part)} * {split.length}", frozenset())
+    return tile, part, ColumnPart(start, split.length, part, split.parts)
+
+
 def _partials_part(
     group: Group,
     fusion: Fusion,
@@ -209,15 +225,7 @@ def _partials_part(
 ) -> Part:
     """The first launch: program `prog` reduces part `prog % parts` of the rows of tile `prog // parts`."""
     body = Body()
-    body.reserve("prog", "pid")
-    row_programs = cdiv(space.rows, layout.rows)
-    first, part = None, "prog"
-    if row_programs > 1:
-        first = body.define("tile", f"prog // {split.parts}", frozenset())
-        part = body.define("part", f"prog % {split.parts}", frozenset())
-    tile = tile_rows(body, first, layout.rows, space)
-    start = body.define("part_start", f"{term(part)} * {split.length}", frozenset())
-    columns = ColumnPart(start, split.length, part, split.parts)
+    tile, part, columns = _part_program(body, space, layout, split, "part")
     reducer = RowReducer(body, space.shape, space.dims, layout, tile.positions, tile.mask, wide, columns)
     lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer)
     found = reducer.partials(lowering, reductions)
@@ -231,7 +239,7 @@ def _partials_part(
     return Part(
         label=f"{_label(group)}: {space.rows} rows x {space.cols} reduced columns in {split.parts} parts "
         f"of {split.length}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else ""),
-        programs=row_programs * split.parts,
+        programs=cdiv(space.rows, layout.rows) * split.parts,
         lines=tuple(body.text()),
         num_warps=warps(layout.rows * layout.cols),
         wide_index=wide,
@@ -259,15 +267,7 @@ def _finish_part(
     the rows of tile `prog // parts` and writes part `prog % parts` of their columns (every part writes
     the row outputs, the same values)."""
     body = Body()
-    body.reserve("prog", "pid")
-    row_programs = cdiv(space.rows, layout.rows)
-    first, part = None, "prog"
-    if row_programs > 1:
-        first = body.define("tile", f"prog // {split.parts}", frozenset())
-        part = body.define("own_part", f"prog % {split.parts}", frozenset())
-    tile = tile_rows(body, first, layout.rows, space)
-    start = body.define("part_start", f"{term(part)} * {split.length}", frozenset())
-    columns = ColumnPart(start, split.length, part, split.parts)
+    tile, _, columns = _part_program(body, space, layout, split, "own_part")
     reducer = _MergingRowReducer(
         PartialsMerger(body, space, tile, split, slots),
         body, space.shape, space.dims, layout, tile.positions, tile.mask, wide, columns,
@@ -281,7 +281,7 @@ def _finish_part(
         label=f"{_label(group)}: the {split.parts} partials of each of {space.rows} rows combined, then "
         f"the outputs in parts of {split.length}, [{layout.rows}, {layout.cols}] tiles"
         + (", outer" if layout.outer else ""),
-        programs=row_programs * split.parts,
+        programs=cdiv(space.rows, layout.rows) * split.parts,
         lines=tuple(body.text()),
         num_warps=warps(layout.rows * layout.cols),
         wide_index=wide,
