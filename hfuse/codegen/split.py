@@ -213,6 +213,27 @@ def _part_program(
     return tile, part, ColumnPart(start, split.length, part, split.parts)
 
 
+def _per_part(
+    label: str, body: Body, space: RowSpace, layout: Layout, split: Split, wide: bool, extra: dict[str, Any]
+) -> Part:
+    """A launch of a program per (tile of rows, part of the columns), from its body."""
+    return Part(
+        label=label,
+        programs=cdiv(space.rows, layout.rows) * split.parts,
+        lines=tuple(body.text()),
+        num_warps=warps(layout.rows * layout.cols),
+        wide_index=wide,
+        config={
+            "ROWS": layout.rows,
+            "COLS": layout.cols,
+            **extra,
+            "outer": layout.outer,
+            "rows": space.rows,
+            "cols": space.cols,
+        },
+    )
+
+
 def _partials_part(
     group: Group,
     fusion: Fusion,
@@ -236,22 +257,11 @@ def _partials_part(
             offset = _offset(slot, space.rows, split.parts, tile.row, part)
             store = f"tl.store({pointer(buffer)} + {offset}, {value}" + (f", mask={mask})" if mask else ")")
             body.statement(store, body.top)
-    return Part(
-        label=f"{_label(group)}: {space.rows} rows x {space.cols} reduced columns in {split.parts} parts "
-        f"of {split.length}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else ""),
-        programs=cdiv(space.rows, layout.rows) * split.parts,
-        lines=tuple(body.text()),
-        num_warps=warps(layout.rows * layout.cols),
-        wide_index=wide,
-        config={
-            "ROWS": layout.rows,
-            "COLS": layout.cols,
-            "persistent": False,
-            "outer": layout.outer,
-            "rows": space.rows,
-            "cols": space.cols,
-        },
+    label = (
+        f"{_label(group)}: {space.rows} rows x {space.cols} reduced columns in {split.parts} parts "
+        f"of {split.length}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else "")
     )
+    return _per_part(label, body, space, layout, split, wide, {"persistent": False})
 
 
 def _finish_part(
@@ -277,23 +287,12 @@ def _finish_part(
     with reducer.columns() as block:
         for name in space.full_outputs:
             lowering.store(name, reducer.full_index(block), spread=tile.row)
-    return Part(
-        label=f"{_label(group)}: the {split.parts} partials of each of {space.rows} rows combined, then "
+    label = (
+        f"{_label(group)}: the {split.parts} partials of each of {space.rows} rows combined, then "
         f"the outputs in parts of {split.length}, [{layout.rows}, {layout.cols}] tiles"
-        + (", outer" if layout.outer else ""),
-        programs=cdiv(space.rows, layout.rows) * split.parts,
-        lines=tuple(body.text()),
-        num_warps=warps(layout.rows * layout.cols),
-        wide_index=wide,
-        config={
-            "ROWS": layout.rows,
-            "COLS": layout.cols,
-            "PARTS": split.parts,
-            "outer": layout.outer,
-            "rows": space.rows,
-            "cols": space.cols,
-        },
+        + (", outer" if layout.outer else "")
     )
+    return _per_part(label, body, space, layout, split, wide, {"PARTS": split.parts})
 
 
 class _MergingRowReducer(RowReducer):
