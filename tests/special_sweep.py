@@ -470,6 +470,17 @@ def on_device(value: Any) -> Any:
     return value.to(DEVICE) if isinstance(value, torch.Tensor) else value
 
 
+def op_mismatches(op: Op, dtype: DataType) -> list[str]:
+    """Every mismatch of every case of `op` and `dtype`, each prefixed with its layout."""
+    return [
+        f"[{layout or 'kernel'}] {m}" for layout, case in cases(op, dtype).items() for m in mismatches(case)
+    ]
+
+
+def softmax_mismatches(dtype: DataType) -> list[str]:
+    return [f"[{layout}] {m}" for layout, case in softmax_cases(dtype).items() for m in mismatches(case)]
+
+
 def mismatches(case: Case) -> list[str]:
     """Each output of `case` that differs from the reference, with what it computes and how it differs."""
     fusion = case.fusion

@@ -431,6 +431,30 @@ else:
 """
 
 
+def _nan_rows(name: str, reduce: str, pairwise: str, triton_pairwise: str) -> str:
+    """A max or min along axis 1 where a NaN in a row makes the row's result NaN, as in torch."""
+    return f"""
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+    # A custom combine runs element by element in the interpreter: the NaN are found by a second reduction.
+    @triton.jit
+    def {name}(x):
+        nan = x != x
+        found = {reduce}(tl.where(nan, 0, x), axis=1)
+        return tl.where(tl.max(nan.to(tl.int8), axis=1) > 0, tl.sum(tl.where(nan, x, 0), axis=1), found)
+
+else:
+
+    @triton.jit
+    def {pairwise}(a, b):
+        return {triton_pairwise}(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+    @triton.jit
+    def {name}(x):
+        return tl.reduce(x, 1, {pairwise})
+"""
+
+
 # Written out whole (not through _HELPERS): the definition depends on where the kernel runs.
 _BY_PLACE = {
     "_to_bfloat16": """
@@ -464,46 +488,8 @@ else:
     "_int_operand_in_half": _int_operand("_int_operand_in_half", "x.to(tl.float32).to(tl.float16)"),
     "_int_operand_in_bfloat16": _int_operand("_int_operand_in_bfloat16", "_to_bfloat16(x.to(tl.float32))"),
     # tl.max and tl.min skip NaN; in torch a NaN in a row makes its max and min NaN.
-    "_max_rows": """
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-    # A custom combine runs element by element in the interpreter: the NaN are found by a second reduction.
-    @triton.jit
-    def _max_rows(x):
-        nan = x != x
-        found = tl.max(tl.where(nan, 0, x), axis=1)
-        return tl.where(tl.max(nan.to(tl.int8), axis=1) > 0, tl.sum(tl.where(nan, x, 0), axis=1), found)
-
-else:
-
-    @triton.jit
-    def _maximum(a, b):
-        return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
-
-    @triton.jit
-    def _max_rows(x):
-        return tl.reduce(x, 1, _maximum)
-""",
-    "_min_rows": """
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-
-    @triton.jit
-    def _min_rows(x):
-        nan = x != x
-        found = tl.min(tl.where(nan, 0, x), axis=1)
-        return tl.where(tl.max(nan.to(tl.int8), axis=1) > 0, tl.sum(tl.where(nan, x, 0), axis=1), found)
-
-else:
-
-    @triton.jit
-    def _minimum(a, b):
-        return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
-
-    @triton.jit
-    def _min_rows(x):
-        return tl.reduce(x, 1, _minimum)
-""",
+    "_max_rows": _nan_rows("_max_rows", "tl.max", "_maximum", "tl.maximum"),
+    "_min_rows": _nan_rows("_min_rows", "tl.min", "_minimum", "tl.minimum"),
 }
 
 _CALL = re.compile(r"\b(_[a-z0-9_]+)\b")
