@@ -16,7 +16,7 @@ from hfuse.codegen import generate
 from hfuse.codegen.model import KernelSource
 from hfuse.ir import Fusion
 from hfuse.passes import PassResult, run_passes
-from hfuse.segment import segment
+from hfuse.segment import recompute_crossings, segment
 from hfuse.segment.model import Group, SchedulerKind, Segmentation
 from hfuse.structure import check_structure
 
@@ -36,10 +36,13 @@ class Compiled:
     kernels: tuple[KernelSource, ...]  # one per group that launches a kernel, in group order
     stage_ms: dict[str, float] = field(default_factory=dict)  # passes, segment, codegen (wall time)
     kernel_codegen_ms: tuple[float, ...] = ()  # codegen time of each kernel, as `kernels`
+    recomputed: Fusion | None = None  # after the passes, with the copies kernels recompute (None: none)
 
     @property
     def scheduled(self) -> Fusion:
-        """The fusion the segmentation's groups refer to (after the passes)."""
+        """The fusion the segmentation's groups refer to (after the passes and the recomputed copies)."""
+        if self.recomputed is not None:
+            return self.recomputed
         return self.passes.fusion if self.passes is not None else self.fusion
 
     @property
@@ -68,15 +71,22 @@ def compile_fusion(
     tell(f"running the passes ({strategy})")
     passed = _timed(stage_ms, "passes", lambda: run_passes(fusion, alias_outputs=aliasing))
     tell(f"segmenting ({strategy})")
-    segmentation = _timed(
-        stage_ms, "segment", lambda: segment(passed.fusion, strategy=strategy, alias=passed.aliases)
+    scheduled, segmentation = _timed(
+        stage_ms,
+        "segment",
+        lambda: recompute_crossings(
+            passed.fusion, segment(passed.fusion, strategy=strategy, alias=passed.aliases)
+        ),
     )
     timed_kernels = _timed(
-        stage_ms, "codegen", lambda: _generate_kernels(segmentation, passed.fusion, strategy, tell)
+        stage_ms, "codegen", lambda: _generate_kernels(segmentation, scheduled, strategy, tell)
     )
     kernels = tuple(kernel for kernel, _ in timed_kernels)
     codegen_ms = tuple(ms for _, ms in timed_kernels)
-    return Compiled(fusion, strategy, alias_outputs, passed, segmentation, kernels, stage_ms, codegen_ms)
+    recomputed = scheduled if scheduled is not passed.fusion else None
+    return Compiled(
+        fusion, strategy, alias_outputs, passed, segmentation, kernels, stage_ms, codegen_ms, recomputed
+    )
 
 
 def compile_eager(fusion: Fusion, *, strategy: str = EAGER) -> Compiled:

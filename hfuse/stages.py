@@ -37,6 +37,8 @@ def compile_stages(compiled: Compiled) -> list[Stage]:
             stages.append(_stage(name, print_fusion(fusion), previous))
     else:
         stages.append(_stage("as defined", print_fusion(compiled.fusion), None))
+    if compiled.recomputed is not None:
+        stages.append(_stage("recomputed by readers", print_fusion(compiled.recomputed), stages[-1]))
     report = format_segmentation(compiled.scheduled, compiled.segmentation, compiled.launches)
     stages.append(_stage(f"segmentation ({compiled.strategy})", report, None))
     for kernel in compiled.kernels:

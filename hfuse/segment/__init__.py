@@ -4,7 +4,8 @@
 vertically along edges, same-space groups into one kernel, the rest into shared launches (one loop
 drives the three steps, see `merge`). The `naive` strategy only merges along single-reader chains
 without reductions and never horizontally: one kernel per op chain, as fusion compilers once did
-for the QKV split.
+for the QKV split. `recompute_crossings` then lets a kernel recompute a cheap tensor that another one
+would write for it to read back (see `recompute`).
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from hfuse.segment.model import (
     Boundary,
     Group,
     IterSpace,
+    Recomputed,
     RefusedMerge,
     SchedulerKind,
     Segmentation,
 )
+from hfuse.segment.recompute import recompute
 from hfuse.segment.steps import Horizontal, SameSpace, Vertical, is_chain_link
 
 
@@ -56,6 +59,20 @@ def segment(fusion: Fusion, *, strategy: str = HFUSE, alias: Sequence[AliasInfo]
     else:
         merger.run([Vertical(), SameSpace(), Horizontal()])
     return _finish(merger.groups, fusion, strategy, aliases)
+
+
+def recompute_crossings(fusion: Fusion, segmentation: Segmentation) -> tuple[Fusion, Segmentation]:
+    """The fusion with the copies of the tensors that kernels recompute rather than read back, and its
+    segmentation (see `recompute`); both unchanged when none is worth it or the strategy is not hfuse."""
+    if segmentation.strategy != HFUSE:
+        return fusion, segmentation
+    new, groups, recomputed = recompute(fusion, segmentation.groups)
+    if not recomputed:
+        return fusion, segmentation
+    finished = _finish(groups, new, segmentation.strategy, segmentation.aliases)
+    reader = {name: g.id for g in finished.groups for e in g.exprs for name in e.outputs}
+    recomputed = [dataclasses.replace(r, consumer=reader[r.copy]) for r in recomputed]
+    return new, dataclasses.replace(finished, recomputed=tuple(recomputed))
 
 
 def _alias_exprs(fusion: Fusion, aliases: Sequence[AliasInfo]) -> list[Expr]:
@@ -139,11 +156,13 @@ __all__ = [
     "Boundary",
     "Group",
     "IterSpace",
+    "Recomputed",
     "RefusedMerge",
     "SchedulerKind",
     "Segmentation",
     "Verdict",
     "can_fuse",
     "can_share_launch",
+    "recompute_crossings",
     "segment",
 ]

@@ -152,6 +152,15 @@ def make_group(gid: int, exprs: Iterable[Expr], fusion: Fusion) -> Group:
 def build_group(gid: int, positions: Iterable[int], index: FusionIndex) -> tuple[Group, KernelState | None]:
     """The group of the exprs at `positions`, and for a kernel group the analysis state its fit comes
     from. A kernel group also gets the scalar arithmetic it reads (see `_copied_scalars`)."""
+    built = try_group(gid, positions, index)
+    assert not isinstance(built, Refusal), f"group {gid} was formed although {built.reason}"
+    return built
+
+
+def try_group(
+    gid: int, positions: Iterable[int], index: FusionIndex
+) -> tuple[Group, KernelState | None] | Refusal:
+    """As `build_group`, or why no kernel can compute the exprs at `positions`."""
     chosen = set(positions)
     if len(chosen) != 1 or not op_def(index.exprs[min(chosen)].op).runs_in_torch:
         for p in list(chosen):
@@ -173,7 +182,8 @@ def build_group(gid: int, positions: Iterable[int], index: FusionIndex) -> tuple
         note = f"{exprs[0].op.frontend_name} runs in torch"
         return Group(gid, SchedulerKind.TORCH, exprs, inputs, outputs, note=note), None
     state = kernel_state(ordered, index, outputs)
-    assert isinstance(state, KernelState), f"group {gid} was formed although {state.reason}"
+    if not isinstance(state, KernelState):
+        return state
     fit = state.fit
     group = Group(
         gid, fit.kind, exprs, inputs, outputs, note=fit.note, space=fit.space, row_outputs=fit.row_outputs

@@ -115,12 +115,24 @@ class RefusedMerge:
 
 
 @dataclass(frozen=True, slots=True)
+class Recomputed:
+    """A tensor that a group computes again (as `copy`, from `leaves`) rather than reading it from the
+    group that computed it first (see `segment.recompute`)."""
+
+    tensor: str
+    copy: str
+    consumer: int
+    leaves: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Segmentation:
     strategy: str
     groups: tuple[Group, ...]  # in a valid execution order
     boundaries: tuple[Boundary, ...]
     refused: tuple[RefusedMerge, ...] = ()
     aliases: tuple[AliasInfo, ...] = ()  # outputs served as views of inputs (the ALIAS group's outputs)
+    recomputed: tuple[Recomputed, ...] = ()  # tensors a kernel recomputes instead of reading them back
 
     @property
     def kernel_count(self) -> int:

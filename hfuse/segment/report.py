@@ -56,6 +56,14 @@ def format_segmentation(
         value = fusion.value(b.tensor)
         size = format_bytes(value.nbytes) if value.is_tensor else "scalar"
         lines.append(f"  {value.describe()} ({size}): segment {b.producer} -> {b.consumer}: {b.reason}")
+    if segmentation.recomputed:
+        lines.append("tensors recomputed by the kernel that reads them (neither written nor read back):")
+    for r in segmentation.recomputed:
+        value = fusion.value(r.copy)
+        lines.append(
+            f"  {value.describe()} ({format_bytes(value.nbytes)}): segment {r.consumer} computes {r.tensor} "
+            f"again from {', '.join(r.leaves)}"
+        )
     if segmentation.refused:
         lines.append("merges refused:")
     lines.extend(f"  segments {r.first} + {r.second}: {r.reason}" for r in segmentation.refused)
