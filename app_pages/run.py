@@ -46,11 +46,13 @@ KERNEL_HELP = {
     "bytes": "what the kernel reads and writes, each tensor once",
     "GB/s": "bytes over time",
     "% of peak": "GB/s over the device's peak memory bandwidth",
-    "compile": "Triton's compile of the kernel at its first launch, or cached from an earlier one",
+    "compile": "the kernel's first launch: Triton's compile of it, or its load from Triton's cache where it "
+    "was compiled before (side by side with the fusion's other kernels, or by an earlier run)",
 }
 STAGE_HELP = (
     "The first call of a new fusion: loading the script, the passes, segmentation and code generation, "
-    "loading the kernel modules, the first launches (Triton compiles each kernel then), and the check "
+    "loading the kernel modules, compiling the kernels (side by side in child processes, when there are "
+    "several), the first launches (where Triton compiles a kernel not compiled before), and the check "
     "against torch (the reference, then the comparison)"
 )
 

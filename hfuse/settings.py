@@ -109,6 +109,11 @@ ALWAYS_VALIDATE = Setting(
     "check the first run of every plan against the torch reference even when an earlier process "
     "validated the same kernels",
 )
+PARALLEL_COMPILE = Setting(
+    "HFUSE_PARALLEL_COMPILE",
+    "1",
+    "compile a new plan's kernels side by side in child processes before its first launches (GPU only)",
+)
 AUTOTUNE = Setting(
     "HFUSE_AUTOTUNE", "0", "time a few launch configurations of each kernel on the GPU and keep the fastest"
 )

@@ -57,7 +57,7 @@ def build_profile(
     kernel_time_ms = sum(times) if times else None
     reads, writes = plan.fusion_bytes
     gbs = bandwidth_gbs(reads + writes, kernel_time_ms)
-    first_launches = sum(plan.first_launch_ms.values())
+    first_launches = sum(plan.first_launch_ms.values()) + plan.stage_ms.get("compile kernels", 0.0)
     return FusionProfile(
         backend=backend,
         device=device_name(),

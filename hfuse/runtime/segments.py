@@ -25,6 +25,7 @@ from hfuse.runtime.device import run_device
 from hfuse.runtime.kernel_cache import load_kernel
 from hfuse.runtime.launcher import KernelLauncher
 from hfuse.runtime.memory import out_of_memory_detail
+from hfuse.runtime.parallel_compile import DryLaunch, jit_functions, never_compiled
 from hfuse.segment.model import Group, SchedulerKind
 
 T = TypeVar("T")
@@ -35,12 +36,15 @@ Rerun = Callable[[], object]  # the segment's device work again, with the same a
 @dataclass(frozen=True, slots=True)
 class Segment:
     """One group, ready to run: `run(env, poison)` reads its inputs from env, adds its outputs and returns
-    its device work again for timing; `launch(env, poison)` does the same without that return."""
+    its device work again for timing; `launch(env, poison)` does the same without that return;
+    `dry(env)` adds stand-ins for its outputs and returns its kernel's launch on stand-in arguments, which
+    only compiles (None when there is nothing to compile; see `parallel_compile`)."""
 
     group: Group
     run: Callable[[Env, bool], Rerun | None]
     kernel_name: str
     launch: Callable[[Env, bool], object]
+    dry: Callable[[Env], DryLaunch | None]
 
 
 def make_segment(compiled: Compiled, group: Group, in_place: dict[str, str] | None = None) -> Segment:
@@ -123,7 +127,15 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
             raise _launch_error(kernel, err) from err
         env.update(zip(outputs, buffers, strict=True))
 
-    return Segment(group, run, kernel.name, launch)
+    def dry(env: Env) -> DryLaunch | None:
+        values = [compiled.scheduled.value(name) for name in (*inputs, *outputs)]
+        args = [_launch_arg(env[v.name]) if v.name in env else stand_in(v, device) for v in values]
+        env.update((name, stand_in(compiled.scheduled.value(name), device)) for name in outputs)
+        if not never_compiled(module):
+            return None  # Triton holds a compiled kernel of the module: a launch of it would run
+        return DryLaunch(lambda: module.run(*args), len(jit_functions(module)))
+
+    return Segment(group, run, kernel.name, launch, dry)
 
 
 def _reported(kernel: KernelSource, launch: Callable[[], T]) -> Callable[[], T]:
@@ -158,7 +170,7 @@ def torch_segment(fusion: Fusion, group: Group) -> Segment:
         env.update(zip(part.output_names, rerun(), strict=True))
         return rerun
 
-    return Segment(group, run, group.name, run)
+    return Segment(group, run, group.name, run, _stand_ins(fusion, group.outputs))
 
 
 def inductor_segment(compiled: Compiled) -> Segment:
@@ -175,7 +187,7 @@ def inductor_segment(compiled: Compiled) -> Segment:
         env.update(zip(fusion.output_names, rerun(), strict=True))
         return rerun
 
-    return Segment(group, run, INDUCTOR, run)
+    return Segment(group, run, INDUCTOR, run, _stand_ins(fusion, fusion.output_names))
 
 
 def _alias_segment(compiled: Compiled, group: Group) -> Segment:
@@ -190,7 +202,35 @@ def _alias_segment(compiled: Compiled, group: Group) -> Segment:
             env[view.output] = base.as_strided(view.shape, view.strides, base.storage_offset() + view.offset)
         return None
 
-    return Segment(group, run, group.name, run)
+    stand_ins = _stand_ins(compiled.scheduled, group.outputs)
+
+    def dry(env: Env) -> None:
+        try:
+            run(env, False)  # the views themselves where their bases are real: their alignment is known
+        except RuntimeError:
+            stand_ins(env)  # a base that is a stand-in has no room for the view
+
+    return Segment(group, run, group.name, run, dry)
+
+
+def _stand_ins(fusion: Fusion, names: tuple[str, ...]) -> Callable[[Env], None]:
+    """The `dry` of a segment without a kernel: stand-ins for its outputs, nothing to compile."""
+    device = run_device()
+
+    def dry(env: Env) -> None:
+        env.update((name, stand_in(fusion.value(name), device)) for name in names)
+
+    return dry
+
+
+def stand_in(value: Value, device: torch.device) -> Any:
+    """What a dry launch passes for a value it does not have: an empty tensor of its dtype (its address,
+    0, is aligned as every allocation is), or a scalar that Triton specializes on nothing."""
+    if value.is_tensor:
+        return torch.empty(0, dtype=value.dtype.torch, device=device)
+    if value.const is not None:
+        return _launch_arg(value.const)
+    return 0.5 if value.dtype.is_float else 3
 
 
 def _launch_arg(value: Any) -> Any:

@@ -1,0 +1,159 @@
+"""A plan's kernels compiled side by side before its first launches, on a GPU.
+
+Triton compiles a kernel at its first launch, in the launching process, one after another: a fusion of
+three kernels (or a split reduction's two launches) waits for the sum of their compiles. Before a plan's
+first launches, `compile_side_by_side` walks its kernel launches once without running any: Triton's
+compile hook (`knobs.runtime.jit_cache_hook`) stops each launch where it would compile, and forks a child
+that goes on with that very compile (the same source, specialization and options, so the same cache
+key), writes it to Triton's disk cache and exits from the post-compile hook. Once the children are done,
+the real launches find every kernel in that cache and only load it.
+
+Nothing here can change what runs: the walk launches nothing (a kernel Triton already holds in memory is
+left out of it, since its launch would run), and a child that fails or outlasts the deadline leaves its
+kernel to compile at its launch as before, where its error is reported.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from hfuse import settings
+
+CHILD_DEADLINE_S = 120.0  # a child still compiling by then is stopped; its kernel compiles at launch
+POLL_S = 0.002
+
+
+@dataclass(frozen=True, slots=True)
+class DryLaunch:
+    """A kernel module's run() on stand-in arguments, and how many `@triton.jit` kernels it launches."""
+
+    run: Callable[[], object]
+    kernels: int
+
+
+def compile_side_by_side(launches: Sequence[DryLaunch]) -> int:
+    """Runs each dry launch under the forking compile hook and waits for the children; returns how many
+    compiles went to children. Does nothing, and returns 0, unless several kernels could compile."""
+    if sum(launch.kernels for launch in launches) < 2:
+        return 0
+    if not settings.PARALLEL_COMPILE.as_bool() or not hasattr(os, "fork"):
+        return 0
+    from triton import knobs
+
+    forker = _Forker(os.cpu_count() or 1)
+    with _HOOK_LOCK:
+        previous = knobs.runtime.jit_cache_hook
+        knobs.runtime.jit_cache_hook = forker.hook
+        try:
+            for launch in launches:
+                forker.walk(launch.run)
+        finally:
+            knobs.runtime.jit_cache_hook = previous
+    forker.wait_all(time.monotonic() + CHILD_DEADLINE_S)
+    return forker.forked
+
+
+def jit_functions(module: ModuleType) -> list[Any]:
+    """The `@triton.jit` kernels of a generated module; empty in Triton's interpreter."""
+    from triton.runtime.jit import JITFunction
+
+    return [value for value in vars(module).values() if isinstance(value, JITFunction)]
+
+
+def never_compiled(module: ModuleType) -> bool:
+    """Whether no kernel of the module was compiled in this process: only then does a dry launch of it
+    stop at the compile hook rather than run. False when Triton keeps its caches where this cannot see."""
+    kernels = jit_functions(module)
+    if not kernels:
+        return False
+    for kernel in kernels:
+        caches = getattr(kernel, "device_caches", None)
+        if caches is None or any(entry[0] for entry in caches.values()):
+            return False
+    return True
+
+
+_HOOK_LOCK = threading.Lock()  # Triton's hooks are process-wide: one walk at a time
+
+
+class _Forker:
+    def __init__(self, most: int) -> None:
+        self.most = max(1, most)
+        self.thread = threading.get_ident()
+        self.parent = os.getpid()
+        self.children: list[int] = []
+        self.keys: set[str] = set()
+        self.forked = 0
+
+    def hook(self, *, key: Any, **_: Any) -> bool | None:
+        """Triton's jit_cache_hook: True skips the compile (and the launch) in the walking thread, after
+        forking the child that compiles; None lets any other thread, and the child, compile as usual."""
+        if threading.get_ident() != self.thread or os.getpid() != self.parent:
+            return None
+        if str(key) in self.keys:
+            return True
+        self.keys.add(str(key))
+        while len(self.children) >= self.most:
+            self._reap(block=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: the child only compiles
+            pid = os.fork()
+        if pid == 0:
+            from triton import knobs
+
+            knobs.runtime.jit_cache_hook = None
+            knobs.runtime.jit_post_compile_hook = _exit_compiled
+            return None
+        self.children.append(pid)
+        self.forked += 1
+        return True
+
+    def walk(self, launch: Callable[[], object]) -> None:
+        try:
+            launch()
+        except Exception:
+            pass  # the real launch meets the same problem and reports it
+        finally:
+            if os.getpid() != self.parent:  # a child whose compile failed: it must not go on
+                os._exit(1)
+
+    def wait_all(self, deadline: float) -> None:
+        while self.children and time.monotonic() < deadline:
+            if not self._reap(block=False):
+                time.sleep(POLL_S)
+        for pid in self.children:
+            _stop(pid)
+        self.children.clear()
+
+    def _reap(self, *, block: bool) -> bool:
+        """Collects finished children (waits for one when `block`); whether any finished."""
+        finished = False
+        for pid in list(self.children):
+            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+            if done:
+                self.children.remove(pid)
+                finished = True
+                if block:
+                    break
+        return finished
+
+
+def _exit_compiled(**_: Any) -> None:
+    """The child's post-compile hook: the kernel is in Triton's disk cache, the child's work is done."""
+    os._exit(0)
+
+
+def _stop(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
