@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from triton import knobs
@@ -20,17 +21,18 @@ from hfuse.runtime import parallel_compile
 from hfuse.runtime.parallel_compile import DryLaunch, compile_side_by_side
 
 COMPILE_S = 0.4
+KERNEL = SimpleNamespace(jit_function=None)  # what the hooks are told of the kernel (no launcher to build)
 
 
 def _launch(folder: Path, key: str, seconds: float = COMPILE_S, *, fail: bool = False) -> DryLaunch:
     def run() -> None:
-        if knobs.runtime.jit_cache_hook(key=key):
+        if knobs.runtime.jit_cache_hook(key=key, fn=KERNEL, compile={}):
             return  # the parent: no compile, no launch
         time.sleep(seconds)
         if fail:
             raise RuntimeError("the compile failed")
         (folder / key).write_text(str(os.getpid()))
-        knobs.runtime.jit_post_compile_hook(key=key)
+        knobs.runtime.jit_post_compile_hook(key=key, fn=KERNEL, compile={})
         (folder / f"{key}.launched").write_text("")  # never reached: the child exits in the hook above
 
     return DryLaunch(run, kernels=1)
@@ -92,7 +94,10 @@ def test_another_threads_compile_is_left_alone(tmp_path):
     seen = []
 
     def run() -> None:
-        thread = threading.Thread(target=lambda: seen.append(knobs.runtime.jit_cache_hook(key="other")))
+        def other_thread():
+            seen.append(knobs.runtime.jit_cache_hook(key="other", fn=KERNEL, compile={}))
+
+        thread = threading.Thread(target=other_thread)
         thread.start()
         thread.join()
 
@@ -100,8 +105,8 @@ def test_another_threads_compile_is_left_alone(tmp_path):
     assert seen == [None]  # that thread compiles as usual
 
 
-def test_nothing_is_forked_for_one_kernel_or_when_turned_off(tmp_path, monkeypatch):
-    assert compile_side_by_side([_launch(tmp_path, "only")]) == 0
+def test_nothing_is_forked_without_a_kernel_or_when_turned_off(tmp_path, monkeypatch):
+    assert compile_side_by_side([DryLaunch(lambda: None, kernels=0)]) == 0
     monkeypatch.setenv(settings.PARALLEL_COMPILE.env, "0")
     assert compile_side_by_side([_launch(tmp_path, "a"), _launch(tmp_path, "b")]) == 0
     assert not list(tmp_path.iterdir())

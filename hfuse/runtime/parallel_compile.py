@@ -5,8 +5,9 @@ three kernels (or a split reduction's two launches) waits for the sum of their c
 first launches, `compile_side_by_side` walks its kernel launches once without running any: Triton's
 compile hook (`knobs.runtime.jit_cache_hook`) stops each launch where it would compile, and forks a child
 that goes on with that very compile (the same source, specialization and options, so the same cache
-key), writes it to Triton's disk cache and exits from the post-compile hook. Once the children are done,
-the real launches find every kernel in that cache and only load it.
+key), writes it to Triton's disk cache and exits from the post-compile hook; a second child builds the
+kernel's launcher, which Triton also compiles at a first launch. Once the children are done, the real
+launches find every kernel and launcher in that cache and only load them.
 
 Nothing here can change what runs: the walk launches nothing (a kernel Triton already holds in memory is
 left out of it, since its launch would run), and a child that fails or outlasts the deadline leaves its
@@ -41,8 +42,8 @@ class DryLaunch:
 
 def compile_side_by_side(launches: Sequence[DryLaunch]) -> int:
     """Runs each dry launch under the forking compile hook and waits for the children; returns how many
-    compiles went to children. Does nothing, and returns 0, unless several kernels could compile."""
-    if sum(launch.kernels for launch in launches) < 2:
+    compiles went to children. Does nothing, and returns 0, where no kernel could compile."""
+    if not any(launch.kernels for launch in launches):
         return 0
     if not settings.PARALLEL_COMPILE.as_bool() or not hasattr(os, "fork"):
         return 0
@@ -62,10 +63,15 @@ def compile_side_by_side(launches: Sequence[DryLaunch]) -> int:
 
 
 def jit_functions(module: ModuleType) -> list[Any]:
-    """The `@triton.jit` kernels of a generated module; empty in Triton's interpreter."""
+    """The `@triton.jit` kernels a generated module launches (its helpers, named `_...`, are compiled into
+    them); empty in Triton's interpreter."""
     from triton.runtime.jit import JITFunction
 
-    return [value for value in vars(module).values() if isinstance(value, JITFunction)]
+    return [
+        value
+        for name, value in vars(module).items()
+        if isinstance(value, JITFunction) and not name.startswith("_")
+    ]
 
 
 def never_compiled(module: ModuleType) -> bool:
@@ -93,28 +99,38 @@ class _Forker:
         self.keys: set[str] = set()
         self.forked = 0
 
-    def hook(self, *, key: Any, **_: Any) -> bool | None:
+    def hook(self, *, key: Any, fn: Any, compile: dict[str, Any], **_: Any) -> bool | None:
         """Triton's jit_cache_hook: True skips the compile (and the launch) in the walking thread, after
-        forking the child that compiles; None lets any other thread, and the child, compile as usual."""
+        forking a child that compiles and one that builds the launcher; None lets any other thread, and
+        the compiling child, compile as usual."""
         if threading.get_ident() != self.thread or os.getpid() != self.parent:
             return None
         if str(key) in self.keys:
             return True
         self.keys.add(str(key))
-        while len(self.children) >= self.most:
-            self._reap(block=True)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: the child only compiles
-            pid = os.fork()
-        if pid == 0:
+        if self._fork() == 0:
+            try:
+                _build_launcher(fn.jit_function, compile)
+            finally:
+                os._exit(0)
+        if self._fork() == 0:
             from triton import knobs
 
             knobs.runtime.jit_cache_hook = None
             knobs.runtime.jit_post_compile_hook = _exit_compiled
             return None
-        self.children.append(pid)
         self.forked += 1
         return True
+
+    def _fork(self) -> int:
+        while len(self.children) >= self.most and not self._reap():
+            time.sleep(POLL_S)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: the child only compiles
+            pid = os.fork()
+        if pid:
+            self.children.append(pid)
+        return pid
 
     def walk(self, launch: Callable[[], object]) -> None:
         try:
@@ -127,28 +143,39 @@ class _Forker:
 
     def wait_all(self, deadline: float) -> None:
         while self.children and time.monotonic() < deadline:
-            if not self._reap(block=False):
+            if not self._reap():
                 time.sleep(POLL_S)
         for pid in self.children:
             _stop(pid)
         self.children.clear()
 
-    def _reap(self, *, block: bool) -> bool:
-        """Collects finished children (waits for one when `block`); whether any finished."""
-        finished = False
-        for pid in list(self.children):
-            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
-            if done:
-                self.children.remove(pid)
-                finished = True
-                if block:
-                    break
-        return finished
+    def _reap(self) -> bool:
+        """Collects the children that finished (each by its pid: other children of the process are not
+        this one's to collect); whether any had."""
+        finished = [pid for pid in self.children if os.waitpid(pid, os.WNOHANG)[0]]
+        self.children = [pid for pid in self.children if pid not in finished]
+        return bool(finished)
 
 
 def _exit_compiled(**_: Any) -> None:
-    """The child's post-compile hook: the kernel is in Triton's disk cache, the child's work is done."""
+    """The compiling child's post-compile hook: the kernel is in Triton's disk cache, its work is done."""
     os._exit(0)
+
+
+def _build_launcher(kernel: Any, compile: dict[str, Any]) -> None:
+    """Builds the launcher of the kernel about to compile, as its first launch would: Triton versions that
+    make a launcher per signature compile it (a C module) into the same disk cache. It needs the kernel's
+    signature and constants alone; the compiled kernel's metadata is read only after the module is built,
+    so a stand-in for it ends the child's work there."""
+    from triton.runtime import driver
+
+    source = kernel.ASTSource(kernel, compile["signature"], compile["constants"], compile["configs"][0])
+    driver.active.launcher_cls(source, _LauncherStandIn())
+
+
+class _LauncherStandIn:
+    tensordesc_meta = None
+    num_ctas = 1
 
 
 def _stop(pid: int) -> None:
