@@ -96,7 +96,7 @@ class _Forker:
         self.thread = threading.get_ident()
         self.parent = os.getpid()
         self.children: list[int] = []
-        self.keys: set[str] = set()
+        self.keys: set[tuple[int, str]] = set()
         self.forked = 0
 
     def hook(self, *, key: Any, fn: Any, compile: dict[str, Any], **_: Any) -> bool | None:
@@ -105,9 +105,10 @@ class _Forker:
         the compiling child, compile as usual."""
         if threading.get_ident() != self.thread or os.getpid() != self.parent:
             return None
-        if str(key) in self.keys:
+        compile_key = (id(fn.jit_function), str(key))  # Triton's key names the specialization, not the kernel
+        if compile_key in self.keys:
             return True
-        self.keys.add(str(key))
+        self.keys.add(compile_key)
         if self._fork() == 0:
             try:
                 _build_launcher(fn.jit_function, compile)
