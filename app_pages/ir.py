@@ -14,8 +14,6 @@ from hfuse.stages import compile_stages
 from ui import pipeline, state, views
 from ui.literal import literal
 
-OTHER = "compared_definition"  # the definition the visitor pasted to compare this one with
-
 
 def against_original(text: str, segment: int) -> None:
     """What the visitor's edits changed: the IR's diff and each strategy's kernels, before and now."""
@@ -26,13 +24,16 @@ def against_original(text: str, segment: int) -> None:
 
 
 def against_another(text: str, segment: int) -> None:
-    """This definition beside one the visitor pastes (a script, or a link to one): the same comparison."""
-    with st.expander("Compare with another definition"):
+    """This definition beside one the visitor pastes (a script, or a link to one): the same comparison.
+    The page's link carries what was pasted, so the comparison opens as shared."""
+    with st.expander("Compare with another definition", expanded=bool(state.compared_text())):
         other = st.text_area(
             "Another definition",
-            key=OTHER,
+            key=state.COMPARED,
             height=160,
             placeholder="Paste a fusion definition, or a link to one",
+            help="The link of this page (the sidebar's Share) carries it, so whoever opens the link sees "
+            "this comparison",
         )
         if other.strip():
             try:
@@ -144,6 +145,12 @@ st.header("Fusion IR")
 fusion = views.current_fusion()
 if fusion is not None:
     text, segment = state.definition(), state.segment()
+    if state.compared_text():
+        st.info(
+            "This page compares the definition with another one: see **Compare with another definition** "
+            "below the diagrams.",
+            icon=":material/compare_arrows:",
+        )
     defined, normalized = st.columns(2, gap="large")
     with defined:
         st.subheader("As defined")

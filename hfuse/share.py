@@ -4,6 +4,8 @@ Link format, version 1 (query parameters):
 - `f`: the definition text, UTF-8, zlib-compressed at level 9, base64url-encoded without padding;
 - `s`: instead of `f`, the id of a text stored with `ShortLinkStore.put` (a content hash, checked
   again on every read: a stored text that no longer hashes to its id is refused, never served);
+- `c`: optional, a second definition (or a link to one) that the view compares the first with, encoded
+  as `f` is;
 - `v`: the format version, "1";
 - any other parameter is a view option, passed through untouched.
 """
@@ -28,8 +30,9 @@ from hfuse.errors import LimitError, LinkError, LinkLimitError
 FORMAT_VERSION = "1"
 DEFINITION_PARAM = "f"
 SHORT_PARAM = "s"
+COMPARED_PARAM = "c"
 VERSION_PARAM = "v"
-RESERVED_PARAMS = (DEFINITION_PARAM, SHORT_PARAM, VERSION_PARAM)
+RESERVED_PARAMS = (DEFINITION_PARAM, SHORT_PARAM, COMPARED_PARAM, VERSION_PARAM)
 LONG_LINK_BYTES = 8192  # proxies commonly reject longer request lines: offer a short link beyond this
 SHORT_ID_LENGTH = 12
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
@@ -56,15 +59,17 @@ def utf8(text: str, what: str) -> bytes:
         ) from None
 
 
-def decode_definition(token: str) -> str:
-    """The text inside an `f=` parameter. Raises LinkError for anything that is not one: a LinkLimitError
-    for a definition longer than the server reads, which is found without inflating more of it than the
-    longest script it reads can take (HFUSE_MAX_SCRIPT_CHARS characters of 4 UTF-8 bytes at most)."""
-    damaged = "the link's definition (f=) is damaged"
+def decode_definition(token: str, param: str = DEFINITION_PARAM) -> str:
+    """The text inside an `f=` parameter (or `c=`, as `param` says). Raises LinkError for anything that is
+    not one: a LinkLimitError for a definition longer than the server reads, which is found without
+    inflating more of it than the longest script it reads can take (HFUSE_MAX_SCRIPT_CHARS characters of
+    4 UTF-8 bytes at most)."""
+    named = f"the link's {'compared definition' if param == COMPARED_PARAM else 'definition'} ({param}=)"
+    damaged = f"{named} is damaged"
     longest = settings.MAX_LINK_CHARS.as_int()
     if len(token) > longest:
         raise LinkLimitError(
-            f"the link's definition (f=) has {len(token)} characters; this server opens links up to "
+            f"{named} has {len(token)} characters; this server opens links up to "
             f"{settings.MAX_LINK_CHARS.env}={longest}. Raise that setting, or ask for a short link."
         )
     if not _BASE64URL.fullmatch(token) or len(token) % 4 == 1:
@@ -83,7 +88,7 @@ def decode_definition(token: str) -> str:
     except zlib.error:
         raise LinkError(f"{damaged}: it does not decompress (cut short?). Ask for the link again.") from None
     if len(raw) > most_bytes:
-        raise _too_long(f"more than {most_bytes} bytes")
+        raise _too_long(named, f"more than {most_bytes} bytes")
     if not inflater.eof:
         raise LinkError(f"{damaged}: it is cut short. Copy the whole link and try again.")
     if inflater.unused_data:
@@ -96,13 +101,13 @@ def decode_definition(token: str) -> str:
     except UnicodeDecodeError:
         raise LinkError(f"{damaged}: it is not UTF-8 text. Ask for the link again.") from None
     if len(text) > longest_text:
-        raise _too_long(f"{len(text)} characters")
+        raise _too_long(named, f"{len(text)} characters")
     return text
 
 
-def _too_long(size: str) -> LinkLimitError:
+def _too_long(named: str, size: str) -> LinkLimitError:
     return LinkLimitError(
-        f"the link's definition holds {size}, longer than {settings.MAX_SCRIPT_CHARS.env}="
+        f"{named} holds {size}, longer than {settings.MAX_SCRIPT_CHARS.env}="
         f"{settings.MAX_SCRIPT_CHARS.raw()} characters, the longest script this server reads; raise that "
         "setting to open it"
     )
@@ -255,18 +260,26 @@ def default_store() -> ShortLinkStore:
 
 @dataclass(frozen=True, slots=True)
 class LinkState:
-    """What a link reproduces: the definition text, its short id if it came by one, and view options."""
+    """What a link reproduces: the definition text, its short id if it came by one, view options, and the
+    text the view compares the definition with, if any."""
 
     text: str
     short_id: str | None = None
     options: Mapping[str, str] = field(default_factory=dict)
+    compared: str | None = None
 
 
 def link_params(
-    text: str, options: Mapping[str, str] | None = None, short: str | None = None
+    text: str,
+    options: Mapping[str, str] | None = None,
+    short: str | None = None,
+    compared: str | None = None,
 ) -> dict[str, str]:
-    """The query parameters of a link to `text`; by its short id when `short` is the id of this text."""
+    """The query parameters of a link to `text`; by its short id when `short` is the id of this text;
+    with the text it is compared with, when there is one."""
     params = {SHORT_PARAM: short} if short is not None else {DEFINITION_PARAM: encode_definition(text)}
+    if compared:
+        params[COMPARED_PARAM] = encode_definition(compared)
     params[VERSION_PARAM] = FORMAT_VERSION
     params.update({k: v for k, v in (options or {}).items() if k not in RESERVED_PARAMS})
     return params
@@ -283,7 +296,7 @@ def is_long(params: Mapping[str, str]) -> bool:
 def read_link(params: Mapping[str, str], store: ShortLinkStore | None = None) -> LinkState | None:
     """The state a link's query parameters describe; None when they hold no definition.
 
-    Raises LinkError for a damaged `f`, an unknown `s`, or a version this code does not read.
+    Raises LinkError for a damaged `f` or `c`, an unknown `s`, or a version this code does not read.
     """
     options = {k: v for k, v in params.items() if k not in RESERVED_PARAMS}
     if DEFINITION_PARAM not in params and SHORT_PARAM not in params:
@@ -296,8 +309,9 @@ def read_link(params: Mapping[str, str], store: ShortLinkStore | None = None) ->
         )
     if DEFINITION_PARAM in params and SHORT_PARAM in params:
         raise LinkError("the link has both f= and s=; keep one of them")
+    compared = decode_definition(params[COMPARED_PARAM], COMPARED_PARAM) if COMPARED_PARAM in params else None
     if DEFINITION_PARAM in params:
-        return LinkState(decode_definition(params[DEFINITION_PARAM]), None, options)
+        return LinkState(decode_definition(params[DEFINITION_PARAM]), None, options, compared)
     link_id = params[SHORT_PARAM]
     text = (store or default_store()).get(link_id)
     if text is None:
@@ -305,4 +319,4 @@ def read_link(params: Mapping[str, str], store: ShortLinkStore | None = None) ->
             f"short link s={link_id[:40]!r} is not known on this server (the store was reset, or the id "
             "was mistyped). Ask for a long link."
         )
-    return LinkState(text, link_id, options)
+    return LinkState(text, link_id, options, compared)

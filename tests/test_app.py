@@ -666,6 +666,25 @@ def test_the_ir_page_compares_this_definition_with_a_pasted_link():
     assert len(diffs) == 2 and "-@triton.jit" in diffs[1]  # the IR, then the kernels' source
 
 
+def test_a_link_carries_the_ir_pages_comparison():
+    """What the visitor pastes to compare goes into the page's link; opening that link shows the same
+    comparison, open."""
+    softmax = get_example("softmax").text
+    at = open_page(open_app(f=share.encode_definition(SEED), v="1"), "app_pages/ir.py")
+    at.text_area(key="compared_definition").set_value(softmax).run()
+    assert share.decode_definition(at.query_params["c"]) == softmax
+    shared = open_page(open_app(**{key: at.query_params[key] for key in at.query_params}), "app_pages/ir.py")
+    assert not shared.exception and not errors(shared)
+    assert shared.text_area(key="compared_definition").value == softmax
+    assert next(e for e in shared.expander if e.label == "Compare with another definition").proto.expanded
+    counts = next(f.value for f in shared.dataframe if "kernels in this one" in f.value.columns)
+    assert (
+        dict(zip(counts["segmenter"], counts["kernels in the other definition"], strict=True))["naive"] == 5
+    )
+    cleared = shared.text_area(key="compared_definition").set_value("").run()
+    assert "c" not in cleared.query_params
+
+
 def test_the_ir_page_shows_what_the_visitors_edits_changed():
     at = open_app(f=share.encode_definition(SEED), v="1")
     edited = SEED.replace("fd.add_output(T2_slice3)", "fd.add_output(fd.ops.exp(T2_slice3))")

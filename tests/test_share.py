@@ -217,6 +217,24 @@ def test_link_params_and_read_link_round_trip(store):
     assert share.read_link(short, store) == share.LinkState(SEED_LIKE, link_id, options)
 
 
+def test_a_compared_definition_travels_beside_the_definition_and_its_short_id(store):
+    params = share.link_params(SEED_LIKE, {"strategy": "naive"}, compared="other text")
+    assert share.decode_definition(params["c"]) == "other text"
+    assert share.read_link(params, store) == share.LinkState(
+        SEED_LIKE, None, {"strategy": "naive"}, "other text"
+    )
+    link_id = store.put(SEED_LIKE)
+    short = share.link_params(SEED_LIKE, short=link_id, compared="other text")
+    assert share.read_link(short, store) == share.LinkState(SEED_LIKE, link_id, {}, "other text")
+    assert "c" not in share.link_params(SEED_LIKE, compared="")
+
+
+def test_a_damaged_compared_definition_is_named_in_the_error(store):
+    params = {**share.link_params(SEED_LIKE), "c": "%%%"}
+    with pytest.raises(LinkError, match=r"compared definition \(c=\) is damaged"):
+        share.read_link(params, store)
+
+
 def test_reserved_options_cannot_override_the_definition():
     params = share.link_params("a", {"f": "evil", "v": "9", "view": "x"})
     assert share.decode_definition(params["f"]) == "a" and params["v"] == "1" and params["view"] == "x"

@@ -29,6 +29,7 @@ PREVIOUS = "previous_definition"  # the text an example or the op builder replac
 ORIGINAL = "original_definition"  # the text before the visitor's own edits: as opened, or as put in
 EDITOR_EVENT = "editor_event"  # id of the last code-editor event applied
 SEGMENT = "segment"  # index of the definition of a segments dump chosen in the editor
+COMPARED = "compared_definition"  # what the IR page compares the definition with: a text or a link
 RUN_REPORT = "run_report"  # ((text, strategy, outputs, segment), RunResult) of the last run that worked
 DEFAULT_EXAMPLE = "qkv_split"
 
@@ -87,6 +88,8 @@ def _read_link() -> None:
         st.session_state[DEFINITION] = state.text
         if state.short_id is not None:
             st.session_state[SHORT_LINK] = (state.short_id, state.text)
+        if state.compared is not None:
+            st.session_state[COMPARED] = state.compared
     ignored = []
     for name, value in (state.options if state else params).items():
         option = VIEW_OPTIONS.get(name)
@@ -237,7 +240,13 @@ def link_params() -> dict[str, str]:
     text = definition()
     if not text:
         return options
-    return share.link_params(text, options, short=short_link_of_current_text())
+    return share.link_params(text, options, short=short_link_of_current_text(), compared=compared_text())
+
+
+def compared_text() -> str:
+    """What the visitor gave the IR page to compare the definition with, as given; empty when nothing."""
+    text = st.session_state.get(COMPARED, "")
+    return text if text.strip() else ""
 
 
 def sync_url() -> None:

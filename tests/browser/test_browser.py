@@ -251,3 +251,27 @@ def test_cancel_stops_a_long_run_and_the_next_run_goes_ahead(app_url, page):
     page.locator(MAIN).get_by_role("button", name="Run", exact=True).click()
     page.locator("[data-testid='stAlert']", has_text="outputs match torch").wait_for(timeout=RUN_MS)
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_link_opens_the_ir_pages_comparison_and_pasting_one_changes_the_link(app_url, page):
+    softmax = get_example("softmax").text
+    page.goto(seed_link(app_url, "ir", c=share.encode_definition(softmax)))
+    settle(page)
+    diff = page.locator("[data-testid='stCode']", has_text="--- in the other definition").first
+    diff.wait_for()
+    assert "+++ in this one" in diff.inner_text()
+    assert (
+        page.locator("[data-testid='stAlert']", has_text="compares the definition with another").count() == 1
+    )
+    field = page.locator(".st-key-compared_definition textarea")
+    assert field.input_value() == softmax
+    screenshot(page, "ir_compared")
+
+    field.fill(SEED)
+    field.press("Control+Enter")
+    page.wait_for_function(
+        "() => window.location.search.includes('c=" + share.encode_definition(SEED)[:40] + "')"
+    )
+    settle(page)
+    params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    assert share.decode_definition(params["c"][0]) == SEED
