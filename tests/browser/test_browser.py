@@ -275,3 +275,33 @@ def test_a_link_opens_the_ir_pages_comparison_and_pasting_one_changes_the_link(a
     settle(page)
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     assert share.decode_definition(params["c"][0]) == SEED
+
+
+def test_the_linked_view_marks_a_values_lines_and_a_lines_values(app_url, page):
+    from hfuse.codegen.provenance import computed_values, value_lines
+    from hfuse.loader import load
+    from hfuse.pipeline import compile_fusion
+
+    text = get_example("layernorm").text
+    compiled = compile_fusion(load(text, device="cpu").fusion, strategy="hfuse", alias_outputs=True)
+    kernel = compiled.kernels[0]
+    value = computed_values(kernel.source)[-1]
+    page.goto(link(app_url, "code", f=share.encode_definition(text), v="1"))
+    settle(page)
+    view = page.frame_locator("iframe[srcdoc*='class=\"panes\"']")
+    node = view.locator(f"svg g.node:has(> title:text-is('{value}'))")
+    node.click()
+    marked = view.locator("section.kernel:not([hidden]) .line.marked")
+    marked.first.wait_for()
+    assert marked.count() == len(value_lines(kernel.source, value))
+    assert value in view.locator("#hint").inner_text()
+    assert view.locator("svg g.node.picked").count() == 1
+    screenshot(page, "code_linked_view")
+
+    marked.first.click()
+    assert view.locator(".line.marked").count() == 1
+    picked = view.locator("svg g.node.picked")
+    picked.first.wait_for()
+    assert value in [
+        view.locator("svg g.node.picked title").nth(i).text_content() for i in range(picked.count())
+    ]
