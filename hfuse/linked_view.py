@@ -92,7 +92,7 @@ def _fit(svg: str) -> str:
 
 _PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><style>
-body {{ margin: 0; font-family: sans-serif; font-size: 13px; color: #222; }}
+body {{ margin: 0; font-family: sans-serif; font-size: 13px; color: #222; background: #fff; }}
 .panes {{ display: flex; gap: 12px; height: calc(100vh - 34px); }}
 .pane {{ overflow: auto; border: 1px solid #ddd; border-radius: 6px; }}
 #diagram {{ flex: 11; }} #code {{ flex: 9; }}
