@@ -17,6 +17,7 @@ from hfuse.service.worker import shared_service
 from hfuse.tools.report import RunSummary, report_html
 from hfuse.units import format_bytes
 from ui import pipeline, state, views
+from ui.roofline import roofline_chart, roofline_points
 
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
 CANCEL = "cancel_run"  # the Cancel button shown while a run goes on: true in the rerun its click makes
@@ -224,6 +225,24 @@ def show_kernels(result: RunResult) -> None:
         )
 
 
+def show_roofline(result: RunResult) -> None:
+    """Each timed kernel, and each candidate's whole call, under the device's roofs."""
+    profile = result.profile
+    points = roofline_points(profile, result.comparison)
+    if not points:
+        return
+    st.markdown("**Roofline**: how far each kernel and each whole call is from the device's roofs")
+    st.caption(
+        "Arithmetic intensity is the operations of a kernel's ops (one an element for elementwise ops and "
+        "reductions, 2MNK for a matrix product; casts and movement count none) over the bytes it moved; a "
+        "whole call's is the fusion's operations over the bytes it must move at least. The dashed line is "
+        "the roof: the peak bandwidth times the intensity, up to the device's float32 peak. A point under "
+        "the sloped part is bound by memory: its distance to the line is what is left to gain."
+    )
+    chart = roofline_chart(points, profile.peak_bandwidth_gbs, profile.peak_flops)
+    st.altair_chart(chart, key="run_roofline")
+
+
 def show_first_call(result: RunResult) -> None:
     if not result.first_call_stages:
         return
@@ -321,6 +340,7 @@ if fusion is not None:
         show_run_log(result.waited_s)
         show_checks(result, pipeline.script_of(text, segment).names)
         show_kernels(result)
+        show_roofline(result)
         show_first_call(result)
         if result.comparison:
             show_comparison(result)

@@ -1,5 +1,6 @@
 """Every page of the app driven by Streamlit's AppTest: examples, links, bad scripts, damaged links."""
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from hfuse.service.compile import failed_compile
 from hfuse.service.measure import Timing
 from hfuse.service.request import OutputSummary, RunResult, failed_result, run_request
 from ui import pipeline as ui_pipeline
+from ui.roofline import roofline_points
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -523,6 +525,39 @@ def test_a_gpu_report_shows_times_bandwidth_and_torch_beside_it():
     assert metrics["Bandwidth"] == "2,000.0 GB/s"
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "no bandwidth chart"
     assert any("clone of a buffer of the bytes" in c.value for c in at.caption)
+
+
+def test_a_gpu_run_draws_its_kernels_and_whole_calls_under_the_roofs():
+    profile = timed_profile("hfuse", 2, 0.020)
+    kernels = tuple(dataclasses.replace(k, flops=1_000_000) for k in profile.segment_profiles)
+    profile = dataclasses.replace(profile, segment_profiles=kernels, flops=2_000_000, peak_flops=66.9e12)
+    comparison = (
+        _timing("hfuse", 2, 20.0, 0.4),
+        _timing("eager", 3, 31.0, 2.0),
+        _timing("clone", 1, 17.5, 0.2),
+    )
+    points = roofline_points(profile, comparison)
+    assert [(p.label, p.candidate) for p in points] == [
+        ("hfuse_pointwise_g0", "hfuse kernels"),
+        ("hfuse_pointwise_g1", "hfuse kernels"),
+        ("whole call", "hfuse"),
+        ("whole call", "eager"),  # the clone computes nothing: not a point
+    ]
+    assert points[0].intensity == pytest.approx(1_000_000 / 4_000_000)
+    assert points[0].gops == pytest.approx(1_000_000 / 10e-6 / 1e9)  # each kernel takes 0.010 ms
+    assert points[3].intensity == pytest.approx(2_000_000 / 50_331_648)
+    assert points[3].gops == pytest.approx(2_000_000 / 31e-6 / 1e9)
+
+    at = open_app(f=share.encode_definition(SEED), v="1", outputs="contiguous")
+    outputs = (OutputSummary("T7", (2, 4, 16, 32), "Float", (0.5,), True, 0.0, "max abs error 0"),)
+    result = RunResult(outputs=outputs, profile=profile, comparison=comparison)
+    at.session_state["run_report"] = ((SEED, "hfuse", "contiguous", 0), result)
+    open_page(at, "app_pages/run.py")
+    assert not at.exception and not errors(at)
+    assert any(m.value.startswith("**Roofline**") for m in at.markdown)
+    charts = [*at.get("arrow_vega_lite_chart"), *at.get("vega_lite_chart")]
+    assert len(charts) >= 2  # the bandwidth per kernel, and the roofline
+    assert any('"float32 compute"' in chart.proto.spec for chart in charts)  # the roof reaches the ridge
 
 
 @pytest.fixture(scope="module")

@@ -54,3 +54,27 @@ def nominal_peak_bandwidth_gbs() -> float | None:
     if not (clock_khz and bus_bits):
         return None
     return peak_from_clock(clock_khz, bus_bits)
+
+
+# float32 lanes per streaming multiprocessor, by compute capability: each does one fused multiply-add (two
+# operations) a clock
+FP32_LANES_PER_SM = {(7, 0): 64, (7, 5): 64, (8, 0): 64, (8, 6): 128, (8, 7): 128, (8, 9): 128, (9, 0): 128}
+
+
+@functools.cache
+def nominal_peak_flops() -> float | None:
+    """Nominal float32 operations a second of the current CUDA device (SMs x lanes x 2 x clock: about
+    67e12 on an H200); None without CUDA, or for a device whose lanes per SM this does not know."""
+    if not has_cuda():
+        return None
+    device = torch.cuda.current_device()
+    lanes = FP32_LANES_PER_SM.get(torch.cuda.get_device_capability(device))
+    if lanes is None:
+        return None
+    from triton.runtime import driver
+
+    properties = driver.active.utils.get_device_properties(device)
+    clock_khz, sms = properties.get("sm_clock_rate", 0), properties.get("multiprocessor_count", 0)
+    if not (clock_khz and sms):
+        return None
+    return sms * lanes * 2 * clock_khz * 1e3

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hfuse.flops import flops
 from hfuse.runtime.bytes import fusion_bytes, segment_bytes
-from hfuse.runtime.device import device_name, has_cuda, nominal_peak_bandwidth_gbs
+from hfuse.runtime.device import device_name, has_cuda, nominal_peak_bandwidth_gbs, nominal_peak_flops
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.runtime.timing import kernel_ms
 
@@ -51,6 +52,7 @@ def build_profile(
                 percentage_peak_bandwidth=percent_of(gbs, peak),
                 launches_kernel=group.kind.launches_kernel,
                 launches=kernel.launches if kernel else 0,
+                flops=flops(fusion, group.exprs),
             )
         )
     times = [k.time_ms for k in kernels if k.time_ms is not None]
@@ -76,6 +78,8 @@ def build_profile(
         max_abs_error=plan.max_abs_error,
         cache_hit=cache_hit,
         stages_ms=() if cache_hit else tuple(plan.stage_ms.items()),
+        flops=flops(fusion),
+        peak_flops=nominal_peak_flops(),
     )
 
 

@@ -20,6 +20,7 @@ class KernelProfile:
     percentage_peak_bandwidth: float | None
     launches_kernel: bool = True  # False for alias and torch segments
     launches: int = 1  # CUDA kernels the segment launches: 2 for a split reduction, 0 with no kernel
+    flops: int = 0  # the arithmetic of the segment's ops (`hfuse.flops`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,8 @@ class FusionProfile:
     # The first run's stages in order (passes, segment, codegen, load kernels, first launches, reference,
     # compare) and their milliseconds; empty for a later run.
     stages_ms: tuple[tuple[str, float], ...] = ()
+    flops: int = 0  # the arithmetic of the fusion's ops, once each (`hfuse.flops`)
+    peak_flops: float | None = None  # the device's nominal float32 operations a second; None off a GPU
 
     @property
     def kernel_profiles(self) -> tuple[KernelProfile, ...]:
