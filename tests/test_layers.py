@@ -14,13 +14,13 @@ ROOT = Path(__file__).resolve().parent.parent / "hfuse"
 # Lowest first. A unit is a top-level module or package of hfuse; it may import its own layer and below.
 LAYERS = (
     ("core", {"settings", "units", "errors", "dtypes", "ir", "layout", "ops", "infer", "builder", "verify",
-              "printer", "reference", "tolerance", "backends", "special_values", "structure"}),
+              "printer", "reference", "tolerance", "backends", "special_values", "structure", "flops"}),
     ("passes", {"passes"}),
     ("segment", {"segment", "export"}),
     ("codegen", {"codegen", "pipeline", "stages"}),
     ("runtime", {"runtime"}),
     ("frontend and loader", {"frontend", "loader", "edit", "examples", "baselines"}),
-    ("service", {"service", "viz", "share"}),
+    ("service", {"service", "viz", "share", "linked_view"}),
     ("tools", {"tools"}),
 )  # fmt: skip
 RANK = {unit: rank for rank, (_, units) in enumerate(LAYERS) for unit in units}
