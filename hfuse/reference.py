@@ -63,7 +63,11 @@ def _run_expr(
         env[value.name] = result.to(value.dtype.torch)
 
 
-def _evaluate(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Tensor]:
+def evaluate_env(
+    fusion: Fusion, inputs: Sequence[Any], *, write_aliases: bool = True
+) -> dict[str, torch.Tensor]:
+    """Every value of the fusion as a tensor (scalars 0-dim). An output with `alias_input` is copied into
+    that input tensor, in place, unless `write_aliases` is False."""
     if len(inputs) != len(fusion.inputs):
         raise DefinitionError(
             f"the fusion takes {len(fusion.inputs)} inputs ({', '.join(fusion.inputs)}), "
@@ -83,7 +87,7 @@ def _evaluate(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Tensor]:
     for expr in fusion.exprs:
         _run_expr(expr, env, values, device)
     for out in fusion.outputs:
-        if out.alias_input is not None:
+        if out.alias_input is not None and write_aliases:
             target = env[out.alias_input]
             target.copy_(env[out.name])
             env[out.name] = target
@@ -92,7 +96,7 @@ def _evaluate(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Tensor]:
 
 def evaluate_values(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Tensor | Number]:
     """Every value of the fusion: tensors as torch tensors, scalars as Python numbers."""
-    env = _evaluate(fusion, inputs)
+    env = evaluate_env(fusion, inputs)
     values = fusion.value_map
     return {name: t.item() if values[name].is_scalar else t for name, t in env.items()}
 
@@ -100,5 +104,5 @@ def evaluate_values(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Te
 def evaluate(fusion: Fusion, inputs: Sequence[Any]) -> list[torch.Tensor]:
     """The fusion's outputs in order (scalars as 0-dim tensors). An output with `alias_input` is
     also copied into that input tensor, in place."""
-    env = _evaluate(fusion, inputs)
+    env = evaluate_env(fusion, inputs)
     return [env[out.name] for out in fusion.outputs]

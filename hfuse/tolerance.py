@@ -73,16 +73,17 @@ def _where(index: int, shape: torch.Size) -> str:
     return f"index {tuple(reversed(coords))}"
 
 
-def _chunks(a: torch.Tensor, e: torch.Tensor) -> Iterator[tuple[int, torch.Tensor, torch.Tensor]]:
-    """(offset, a part, e part) flattened in row-major order, a bounded number of elements at a time;
-    only the parts are copied where a tensor is not contiguous."""
+def _chunks(*tensors: torch.Tensor) -> Iterator[tuple[int, ...]]:
+    """(offset, then a part of each tensor) flattened in row-major order, a bounded number of elements at
+    a time; only the parts are copied where a tensor is not contiguous. The tensors have one shape."""
+    a = tensors[0]
     if a.dim() == 0:
-        yield 0, a.reshape(1), e.reshape(1)
+        yield 0, *(t.reshape(1) for t in tensors)
         return
     row = math.prod(a.shape[1:])
     rows = max(1, CHUNK_ELEMENTS // max(row, 1))
     for first in range(0, a.shape[0], rows):
-        yield first * row, a[first : first + rows].reshape(-1), e[first : first + rows].reshape(-1)
+        yield first * row, *(t[first : first + rows].reshape(-1) for t in tensors)
 
 
 def _element(tensor: torch.Tensor, index: int) -> bool | int | float | complex:
@@ -122,6 +123,14 @@ def _compare_exact(actual: torch.Tensor, expected: torch.Tensor) -> Comparison:
     return Comparison(False, worst, message)
 
 
+def _scale(expected: torch.Tensor, magnitude: torch.Tensor) -> torch.Tensor:
+    """The larger of |expected| and the terms' magnitude; |expected| where the magnitude is not finite (an
+    intermediate that overflowed says nothing about the rounding of a finite result)."""
+    size = expected.abs()
+    magnitude = magnitude.to(size.dtype)
+    return torch.where(torch.isfinite(magnitude), torch.maximum(size, magnitude), size)
+
+
 def _compute_dtype(actual: torch.Tensor, expected: torch.Tensor) -> torch.dtype:
     if actual.is_complex() or expected.is_complex():
         return torch.complex128
@@ -130,18 +139,24 @@ def _compute_dtype(actual: torch.Tensor, expected: torch.Tensor) -> torch.dtype:
     return torch.float32
 
 
-def _compare_float(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> Comparison:
-    """One pass over each chunk on the tensors' own device, one wait for the device at the end."""
+def _compare_float(
+    actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, magnitude: torch.Tensor | None = None
+) -> Comparison:
+    """One pass over each chunk on the tensors' own device, one wait for the device at the end. With a
+    `magnitude` (`hfuse.magnitude`), the relative part of the tolerance scales with the larger of an
+    element's expected value and the size of the terms that make it."""
     wide = _compute_dtype(actual, expected)
+    scaled = magnitude if magnitude is not None else expected
     nan_counts, nan_firsts, bad_counts, bad_firsts, worst = [], [], [], [], []
-    for offset, a, e in _chunks(actual, expected):
+    for offset, a, e, m in _chunks(actual, expected, scaled):
         a, e = a.to(wide), e.to(wide)
+        scale = e.abs() if magnitude is None else _scale(e, m)
         a_nan, e_nan = torch.isnan(a), torch.isnan(e)
         nan_mismatch = a_nan != e_nan
         infinite = torch.isinf(a) | torch.isinf(e)
         error = torch.where(infinite, torch.where(a == e, 0.0, math.inf), (a - e).abs())
         error = torch.where(a_nan | e_nan, 0.0, error)
-        allowed = torch.where(infinite, 0.0, tol.atol + tol.rtol * e.abs())
+        allowed = torch.where(infinite, 0.0, tol.atol + tol.rtol * scale)
         bad = error > allowed
         nan_counts.append(nan_mismatch.sum())
         nan_firsts.append(_first(nan_mismatch, offset))
@@ -165,12 +180,18 @@ def _compare_float(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance)
     first = int(bad_firsts[next(i for i, c in enumerate(bads) if c)])
     got, want = _element(actual, first), _element(expected, first)
     error_at = abs(got - want) if math.isfinite(abs(got)) and math.isfinite(abs(want)) else math.inf
-    allowed_at = 0.0 if math.isinf(error_at) else tol.atol + tol.rtol * abs(want)
+    scale_at = (
+        abs(want)
+        if magnitude is None
+        else float(_scale(torch.tensor(want), torch.tensor(_element(magnitude, first))))
+    )
+    allowed_at = 0.0 if math.isinf(error_at) else tol.atol + tol.rtol * scale_at
+    terms = "" if magnitude is None else f", its terms' magnitude {_element(magnitude, first):.3g}"
     both = expected.numel() - int(torch.isnan(expected).sum())
     message = (
         f"{sum(bads)} of {both} elements are outside rtol {tol.rtol:.3g}, atol {tol.atol:.3g}; "
         f"first at {_where(first, expected.shape)}: got {got}, expected {want} "
-        f"(abs error {error_at:.3g}, allowed {allowed_at:.3g}); max abs error {max_error:.3g}"
+        f"(abs error {error_at:.3g}, allowed {allowed_at:.3g}{terms}); max abs error {max_error:.3g}"
     )
     return Comparison(False, max_error, message)
 
@@ -180,9 +201,11 @@ def compare(
     expected: torch.Tensor | bool | int | float | complex,
     dtype: DataType,
     reduction_size: int = 1,
+    magnitude: torch.Tensor | None = None,
 ) -> Comparison:
-    """Whether `actual` matches `expected` within the tolerance of `dtype`. Runs where the tensors are
-    (on a GPU, at device speed: no host copies, one wait for the result)."""
+    """Whether `actual` matches `expected` within the tolerance of `dtype`; with `magnitude` (of the
+    terms that make each element, `hfuse.magnitude.output_magnitudes`), relative to the larger of the two.
+    Runs where the tensors are (on a GPU, at device speed: no host copies, one wait for the result)."""
     device = _device_of(actual, expected)
     a, e = _as_tensor(actual, device), _as_tensor(expected, device)
     if a.shape != e.shape:
@@ -192,7 +215,8 @@ def compare(
     if e.numel() == 0:
         return Comparison(True, 0.0, "empty")
     if dtype in TOLERANCES:
-        return _compare_float(a, e, tolerance(dtype, reduction_size))
+        m = None if magnitude is None else magnitude.to(e.device).expand(e.shape)
+        return _compare_float(a, e, tolerance(dtype, reduction_size), m)
     return _compare_exact(a, e)
 
 

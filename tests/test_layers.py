@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent / "hfuse"
 # Lowest first. A unit is a top-level module or package of hfuse; it may import its own layer and below.
 LAYERS = (
     ("core", {"settings", "units", "errors", "dtypes", "ir", "layout", "ops", "infer", "builder", "verify",
-              "printer", "reference", "tolerance", "backends", "special_values", "structure", "flops"}),
+              "printer", "reference", "tolerance", "backends", "special_values", "structure", "flops",
+              "magnitude"}),
     ("passes", {"passes"}),
     ("segment", {"segment", "export"}),
     ("codegen", {"codegen", "pipeline", "stages"}),

@@ -1,0 +1,79 @@
+"""How large the terms are that make each element of a fusion's outputs: the scale its rounding error
+grows with.
+
+Two correct computations of `a * b - c * d` that round in another order differ by a few units in the
+last place of the products, not of the result: where the products nearly cancel, the result is tiny and
+the difference, measured against the result, is huge. So an output's tolerance may scale with the size of
+its terms, which this evaluates beside the reference: an input's magnitude is its absolute value; a sum or
+difference adds its operands' magnitudes, a product multiplies them, a quotient divides by the divisor's
+absolute value; sums, matrix products, casts and data movement carry magnitudes through as they carry
+values; any other op (exp, max, where, ...) restarts from the absolute value of its result. A wrong kernel
+still fails: an error that is not a rounding of the terms is far larger than a few of their units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+
+from hfuse.dtypes import DataType
+from hfuse.ir import Expr, Family, Fusion, Op
+from hfuse.ops import OPS
+from hfuse.reference import evaluate_env
+
+Magnitude = Callable[[list[torch.Tensor], list[torch.Tensor]], torch.Tensor]  # (magnitudes, values) -> one
+
+_ARITHMETIC: dict[Op, Magnitude] = {
+    Op.ADD: lambda m, v: m[0] + m[1],
+    Op.SUB: lambda m, v: m[0] + m[1],
+    Op.MUL: lambda m, v: m[0] * m[1],
+    Op.DIV: lambda m, v: m[0] / v[1].abs().double(),
+    Op.NEG: lambda m, v: m[0],
+    Op.ABS: lambda m, v: m[0],
+    Op.CAST: lambda m, v: m[0],
+}
+_CARRIED_OPS = {Op.SUM, Op.CUMSUM, Op.MATMUL, Op.LINEAR}  # their meaning, run on magnitudes
+_CARRIED_FAMILIES = {Family.VIEW, Family.RESIZE}
+
+
+def output_magnitudes(fusion: Fusion, inputs: Sequence[Any]) -> list[torch.Tensor]:
+    """For each output of `fusion` on `inputs`, the magnitude of every element, as float64. The inputs
+    are not written (outputs added with `alias_input` are not copied into them)."""
+    values = evaluate_env(fusion, inputs, write_aliases=False)
+    magnitudes = {name: _absolute(values[name]) for name in values if name in fusion.inputs}
+    for value in fusion.values:
+        if value.is_scalar and value.const is not None:
+            magnitudes[value.name] = _absolute(values[value.name])
+    for expr in fusion.exprs:
+        found = _magnitudes_of(expr, fusion, magnitudes, values)
+        magnitudes.update(zip(expr.outputs, found, strict=True))
+    return [magnitudes[out.name] for out in fusion.outputs]
+
+
+def _magnitudes_of(
+    expr: Expr, fusion: Fusion, magnitudes: dict[str, torch.Tensor], values: dict[str, torch.Tensor]
+) -> list[torch.Tensor]:
+    operands = [magnitudes[name] for name in expr.inputs]
+    if expr.op in _ARITHMETIC:
+        return [_absolute(_ARITHMETIC[expr.op](operands, [values[name] for name in expr.inputs]))]
+    if expr.op in _CARRIED_OPS or expr.op.family in _CARRIED_FAMILIES:
+        # tensors by their magnitudes; scalars (bounds, shapes, pad values) as they are
+        args = [values[n] if fusion.value(n).is_scalar else magnitudes[n] for n in expr.inputs]
+        device = args[0].device if args else torch.device("cpu")
+        try:
+            found = OPS[expr.op].meaning(args, expr.attr_dict, [DataType.Double] * len(expr.outputs), device)
+        except (RuntimeError, ValueError, IndexError, TypeError):
+            found = None  # an op whose meaning needs its operands' own dtypes: from its results
+        if found is not None:
+            found = (found,) if isinstance(found, torch.Tensor) else found
+            return [_absolute(m) for m in found]
+    return [_absolute(values[name]) for name in expr.outputs]
+
+
+def _absolute(tensor: torch.Tensor) -> torch.Tensor:
+    """As float64 (a complex value by its modulus, a bool as 0 or 1)."""
+    if tensor.is_complex():
+        return tensor.abs().double()
+    return tensor.double().abs()

@@ -1,0 +1,101 @@
+"""Magnitudes of the terms behind each output element, and the tolerance that scales with them: a near
+cancellation rounded another way passes, a wrong result still fails."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from hfuse.errors import ValidationError
+from hfuse.loader import load
+from hfuse.magnitude import output_magnitudes
+from hfuse.pipeline import compile_fusion
+from hfuse.reference import evaluate
+from hfuse.runtime.validate import validate_outputs
+from hfuse.tolerance import compare
+
+HEADER = "with FusionDefinition() as fd:\n"
+
+
+def _fusion(body: str):
+    return load(HEADER + "".join(f"    {line}\n" for line in body.strip().splitlines()), device="cpu").fusion
+
+
+CANCELLING = """
+x = fd.define_tensor(shape=[64, 32], contiguity=[True, True])
+y = fd.define_tensor(shape=[64, 32], contiguity=[True, True])
+z = fd.define_tensor(shape=[64, 32], contiguity=[True, True])
+fd.add_output(fd.ops.sub(fd.ops.mul(x, y), fd.ops.mul(x, z)))
+"""
+
+
+def _cancelling_inputs():
+    torch.manual_seed(0)
+    x = torch.randn(64, 32) * 100
+    y = torch.randn(64, 32)
+    return [x, y, y + torch.randn(64, 32) * 1e-4]  # x*y - x*z nearly cancels
+
+
+def test_a_difference_of_products_has_the_products_magnitude():
+    fusion = _fusion(CANCELLING)
+    x, y, z = _cancelling_inputs()
+    (magnitude,) = output_magnitudes(fusion, [x, y, z])
+    assert magnitude.dtype == torch.float64
+    torch.testing.assert_close(magnitude, (x * y).abs().double() + (x * z).abs().double())
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("fd.add_output(fd.ops.sum(fd.ops.sub(a, b), dims=[1]))", lambda a, b: (a.abs() + b.abs()).sum(1)),
+        ("fd.add_output(fd.ops.div(a, b))", lambda a, b: a.abs() / b.abs()),
+        ("fd.add_output(fd.ops.exp(fd.ops.sub(a, b)))", lambda a, b: (a - b).exp()),
+        ("fd.add_output(fd.ops.permute(fd.ops.neg(a), dims=[1, 0]))", lambda a, b: a.abs().T),
+    ],
+    ids=["sum of differences", "quotient", "a special function restarts", "movement carries"],
+)
+def test_magnitudes_follow_the_ops(body, expected):
+    fusion = _fusion(
+        "a = fd.define_tensor(shape=[8, 4], contiguity=[True, True])\n"
+        "b = fd.define_tensor(shape=[8, 4], contiguity=[True, True])\n" + body
+    )
+    a, b = torch.randn(8, 4), torch.rand(8, 4) + 0.5
+    (magnitude,) = output_magnitudes(fusion, [a, b])
+    torch.testing.assert_close(magnitude, expected(a.double(), b.double()).abs(), rtol=1e-6, atol=1e-6)
+
+
+def test_a_rounding_of_the_terms_passes_and_a_wrong_result_fails():
+    fusion = _fusion(CANCELLING)
+    inputs = _cancelling_inputs()
+    (expected,) = evaluate(fusion, inputs)
+    (magnitude,) = output_magnitudes(fusion, inputs)
+    rounded = expected + (magnitude * 2e-6 * torch.sign(torch.randn_like(magnitude))).float()  # ~16 ulp
+    dtype = fusion.value(fusion.outputs[0].name).dtype
+    assert not compare(rounded, expected, dtype).ok  # measured against the tiny result, it looks wrong
+    assert compare(rounded, expected, dtype, magnitude=magnitude).ok
+    wrong = expected + (magnitude * 0.05).float()  # 5% of the terms: not a rounding
+    failed = compare(wrong, expected, dtype, magnitude=magnitude)
+    assert not failed.ok and "its terms' magnitude" in failed.message
+
+
+def test_validation_scales_the_tolerance_by_the_terms_only_where_it_must():
+    fusion = _fusion(CANCELLING)
+    compiled = compile_fusion(fusion, strategy="hfuse", alias_outputs=True)
+    inputs = _cancelling_inputs()
+    (expected,) = evaluate(fusion, inputs)
+    (magnitude,) = output_magnitudes(fusion, inputs)
+    rounded = expected + (magnitude * 2e-6).float()
+    assert validate_outputs(compiled, inputs, [rounded], {}) > 0
+    with pytest.raises(ValidationError, match="its terms' magnitude"):
+        validate_outputs(compiled, inputs, [expected + (magnitude * 0.05).float()], {})
+
+
+def test_the_inputs_of_an_in_place_output_are_left_alone():
+    fusion = _fusion(
+        "a = fd.define_tensor(shape=[4], contiguity=[True])\nfd.add_output(fd.ops.add(a, a), alias_input=a)\n"
+    )
+    a = torch.ones(4)
+    (magnitude,) = output_magnitudes(fusion, [a])
+    assert torch.equal(a, torch.ones(4)) and torch.equal(
+        magnitude, torch.full((4,), 2.0, dtype=torch.float64)
+    )
