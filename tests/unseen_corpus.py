@@ -36,13 +36,7 @@ _FAILING_LOADS: dict[str, list[str]] = {
 LOAD_FAILURES: dict[str, str] = {stem: error for error, stems in _FAILING_LOADS.items() for stem in stems}
 
 # file stem -> why its runs fail on every device although it loads: each a limit of the kernels
-RUN_FAILURES = {
-    "complex_rsqrt": "UnsupportedError: ComplexFloat has no Triton kernel support",
-    "sum_complex64": "UnsupportedError: ComplexFloat has no Triton kernel support",
-    "real_imag_methods": "UnsupportedError: ComplexFloat has no Triton kernel support",
-    "complex_constant_mul": "UnsupportedError: the complex constant (3+0.5j): kernels hold real numbers only",
-    "where_scalar_dtypes": "UnsupportedError: the complex constant (3+0j): kernels hold real numbers only",
-}
+RUN_FAILURES: dict[str, str] = {}
 # ... and on one device only
 CPU_RUN_FAILURES = {
     "int64_div_truediv": (

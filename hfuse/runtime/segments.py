@@ -159,13 +159,20 @@ def _launch_error(kernel: KernelSource, err: Exception) -> KernelError:
 
 
 def torch_segment(fusion: Fusion, group: Group) -> Segment:
+    """Torch evaluates the group; each output takes the layout the IR gave it, which the kernels reading
+    it were generated for (torch may return a view: the real part of a complex tensor has twice its
+    strides)."""
     part = segment_fusion(fusion, group)
+    declared = [fusion.value(name) for name in part.output_names]
 
     def run(env: Env, poison: bool) -> Rerun:
         args = [env[name] for name in part.inputs]
 
         def rerun() -> list[torch.Tensor]:
-            return evaluate(part, args)
+            return [
+                _in_layout(result, value)
+                for result, value in zip(evaluate(part, args), declared, strict=True)
+            ]
 
         env.update(zip(part.output_names, rerun(), strict=True))
         return rerun
@@ -231,6 +238,16 @@ def stand_in(value: Value, device: torch.device) -> Any:
     if value.const is not None:
         return _launch_arg(value.const)
     return 0.5 if value.dtype.is_float else 3
+
+
+def _in_layout(tensor: torch.Tensor, value: Value) -> torch.Tensor:
+    """`tensor`, or a copy of it with the strides of `value` where they differ in a dim that matters."""
+    if value.is_scalar or all(
+        n == 1 or a == b for n, a, b in zip(value.shape, tensor.stride(), value.strides, strict=True)
+    ):
+        return tensor
+    laid_out = torch.empty_strided(value.shape, value.strides, dtype=tensor.dtype, device=tensor.device)
+    return laid_out.copy_(tensor)
 
 
 def _launch_arg(value: Any) -> Any:

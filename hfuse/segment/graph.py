@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from hfuse.ir import Expr, Fusion
+from hfuse.ir import Expr, Fusion, Value
 from hfuse.layout import innermost_dim, strides_for
 from hfuse.ops import op_def
 from hfuse.segment.analysis import KernelFit, KernelState, Refusal, analyze, kernel_state
@@ -136,8 +136,12 @@ def _copied_scalars(fusion: Fusion, readers: dict[str, list[Expr]]) -> dict[str,
     copied = {}
     for expr in fusion.exprs:
         names = (*expr.inputs, *expr.outputs)
-        if all(values[n].is_scalar for n in names) and not any(
-            n in outputs or any(op_def(r.op).runs_in_torch for r in readers.get(n, ())) for n in expr.outputs
+        if (
+            all(values[n].is_scalar for n in names)
+            and not in_torch(expr, values)
+            and not any(
+                n in outputs or any(in_torch(r, values) for r in readers.get(n, ())) for n in expr.outputs
+            )
         ):
             copied.update(dict.fromkeys(expr.outputs, expr))
     return copied
@@ -157,12 +161,27 @@ def build_group(gid: int, positions: Iterable[int], index: FusionIndex) -> tuple
     return built
 
 
+def in_torch(expr: Expr, values: Mapping[str, Value]) -> bool:
+    """Whether torch computes `expr` in a segment of its own: an op with no kernel (a matrix product), or
+    any op on complex values, since kernels hold real numbers only."""
+    return op_def(expr.op).runs_in_torch or bool(_complex_reason(expr, values))
+
+
+def _complex_reason(expr: Expr, values: Mapping[str, Value]) -> str:
+    complex_types = sorted(
+        {values[n].dtype.name for n in (*expr.inputs, *expr.outputs) if values[n].dtype.is_complex}
+    )
+    if not complex_types:
+        return ""
+    return f": it computes with {', '.join(complex_types)} values, and kernels hold real numbers only"
+
+
 def try_group(
     gid: int, positions: Iterable[int], index: FusionIndex
 ) -> tuple[Group, KernelState | None] | Refusal:
     """As `build_group`, or why no kernel can compute the exprs at `positions`."""
     chosen = set(positions)
-    if len(chosen) != 1 or not op_def(index.exprs[min(chosen)].op).runs_in_torch:
+    if len(chosen) != 1 or not in_torch(index.exprs[min(chosen)], index.values):
         for p in list(chosen):
             chosen |= index.scalar_chain(p)
     ordered = tuple(sorted(chosen))
@@ -178,8 +197,8 @@ def try_group(
         )
     )
     outputs = index.outputs_at(ordered)
-    if len(exprs) == 1 and op_def(exprs[0].op).runs_in_torch:
-        note = f"{exprs[0].op.frontend_name} runs in torch"
+    if len(exprs) == 1 and in_torch(exprs[0], values):
+        note = f"{exprs[0].op.frontend_name} runs in torch" + _complex_reason(exprs[0], values)
         return Group(gid, SchedulerKind.TORCH, exprs, inputs, outputs, note=note), None
     state = kernel_state(ordered, index, outputs)
     if not isinstance(state, KernelState):

@@ -33,7 +33,7 @@ from hfuse.ir import Expr, Family, Fusion, Op, Value
 from hfuse.ops import Cost, op_def
 from hfuse.passes import eliminate_dead_code
 from hfuse.segment.analysis import Refusal
-from hfuse.segment.graph import KERNEL_KINDS, FusionIndex, GroupGraph, index_of, try_group
+from hfuse.segment.graph import KERNEL_KINDS, FusionIndex, GroupGraph, in_torch, index_of, try_group
 from hfuse.segment.model import Group, Recomputed
 
 MAX_CHAIN = 10  # exprs one recomputed tensor may take
@@ -107,7 +107,7 @@ def _chain(name: str, producer: int, index: FusionIndex, graph: GroupGraph) -> _
         if position in positions:
             continue
         expr = index.exprs[position]
-        if graph.owner(current) != producer or not _cheap(expr) or len(positions) == MAX_CHAIN:
+        if graph.owner(current) != producer or not _cheap(expr, index) or len(positions) == MAX_CHAIN:
             return None
         positions.add(position)
         stack.extend(expr.inputs)
@@ -116,14 +116,14 @@ def _chain(name: str, producer: int, index: FusionIndex, graph: GroupGraph) -> _
     return _Chain(name, tuple(sorted(positions)), tuple(order))
 
 
-def _cheap(expr: Expr) -> bool:
+def _cheap(expr: Expr, index: FusionIndex) -> bool:
     """Whether copying `expr` costs a few instructions an element and changes no stream of numbers."""
-    if len(expr.outputs) != 1 or expr.op is Op.SEGMENT_SET:
+    if len(expr.outputs) != 1 or expr.op is Op.SEGMENT_SET or in_torch(expr, index.values):
         return False
     definition = op_def(expr.op)
     if expr.op in _BROADCASTS:
         return True
-    return expr.op.family in _ELEMENTWISE and definition.cost is Cost.CHEAP and not definition.runs_in_torch
+    return expr.op.family in _ELEMENTWISE and definition.cost is Cost.CHEAP
 
 
 def _acyclic(leaves: Sequence[str], consumer: int, graph: GroupGraph) -> bool:
