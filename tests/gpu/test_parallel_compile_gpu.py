@@ -4,17 +4,20 @@ outputs."""
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import pytest
 import torch
-from triton import knobs
 
 from hfuse import settings
 from hfuse.loader import load
 from hfuse.runtime import prepare
 from hfuse.runtime.kernel_cache import load_kernel
 from hfuse.runtime.parallel_compile import jit_functions
+
+# Triton only after hfuse.runtime, which puts it in interpreter mode where there is no GPU
+knobs = importlib.import_module("triton.knobs")
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("fresh_cache")]
 
