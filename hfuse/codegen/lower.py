@@ -28,6 +28,7 @@ from hfuse.codegen.emit import (
     literal,
     power_by_constant,
     round_down,
+    storage_type,
     to_type,
     widen,
 )
@@ -192,6 +193,13 @@ class Lowering:
     def _load(self, value: Value, index: Index) -> str:
         if not value.is_tensor:
             raise KernelError(f"{value.name} is a scalar computed outside this kernel and not passed to it")
+        if not value.numel:
+            # No element to read: whatever reads it is masked off or pad (a load, even at offset 0, would
+            # read past the tensor; an empty tensor's address is null)
+            text = f"tl.full([], 0, {storage_type(value.dtype)})"
+            if value.dtype.is_reduced_float:
+                text = widen(text, value.dtype)
+            return self.body.assign(text, value.name.lower())
         offset = self.offset(value, index.dims)
         address = f"{pointer(value.name)} + {offset}" if offset != "0" else pointer(value.name)
         mask = self._block_mask(self.mask_text(index.mask) if self.body.deps_of(offset) else None, offset)

@@ -1,0 +1,64 @@
+"""Kernels that read tensors with no elements: every output element comes from pad values, other inputs
+or an empty sum, and no kernel reads past an empty tensor (its address is null; Triton's interpreter
+crashed the process on such a load)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hfuse.loader import load
+from hfuse.reference import evaluate
+from hfuse.runtime import execute
+from hfuse.tolerance import assert_close
+
+CASES = {
+    "pad of an expanded empty tensor": (
+        """
+inputs = [torch.randn((0,), dtype=torch.float64).as_strided((2, 0, 3), (0, 0, 0))]
+with FusionDefinition() as fd:
+    T0 = fd.from_pytorch(inputs[0])
+    fd.add_output(fd.ops.pad(T0, [0, 0, 1, 1, 1, 0], fd.define_scalar(-3.5, dtype=DataType.Double)))
+""",
+        (3, 2, 3),
+    ),
+    "cat with an empty part": (
+        """
+inputs = [torch.randn(2, 3), torch.randn(2, 0)]
+with FusionDefinition() as fd:
+    T0 = fd.from_pytorch(inputs[0])
+    T1 = fd.from_pytorch(inputs[1])
+    fd.add_output(fd.ops.exp(fd.ops.cat([T0, T1], dim=1)))
+""",
+        (2, 3),
+    ),
+    "sum over an empty dim": (
+        """
+inputs = [torch.randn(4, 0, dtype=torch.bfloat16)]
+with FusionDefinition() as fd:
+    T0 = fd.from_pytorch(inputs[0])
+    fd.add_output(fd.ops.sum(fd.ops.cast(T0, dtype=DataType.Float), dims=[1]))
+""",
+        (4,),
+    ),
+    "an empty tensor beside a full one": (
+        """
+inputs = [torch.randn(0, 3), torch.randn(5, 3)]
+with FusionDefinition() as fd:
+    T0 = fd.from_pytorch(inputs[0])
+    T1 = fd.from_pytorch(inputs[1])
+    fd.add_output(fd.ops.sum(T0, dims=[0]))
+    fd.add_output(fd.ops.mul(T1, T1))
+""",
+        (3,),
+    ),
+}
+
+
+@pytest.mark.parametrize("text, shape", CASES.values(), ids=CASES.keys())
+@pytest.mark.parametrize("alias_outputs", [True, False], ids=["views", "contiguous"])
+def test_kernels_reading_empty_tensors_match_the_reference(text, shape, alias_outputs):
+    script = load(text, device="cpu")
+    outputs, _, _ = execute(script.fusion, script.inputs, alias_outputs=alias_outputs)
+    assert tuple(outputs[0].shape) == shape
+    for actual, expected in zip(outputs, evaluate(script.fusion, script.inputs), strict=True):
+        assert_close(actual, expected)
