@@ -482,6 +482,22 @@ def test_a_misspelt_name_is_answered_with_the_names_it_is_close_to(line, suggest
     assert caught.value.loc.line == 4
 
 
+@pytest.mark.parametrize(
+    ("line", "suggested"),
+    [
+        ("    t1 = fd.ops.sum(t0, dims=[0], keep_dim=True)", "keep_dim' (did you mean keepdim=?)"),
+        ("    t1 = fd.define_tensor(shape=[2], contiguty=True)", "contiguty' (did you mean contiguity=?)"),
+    ],
+    ids=["op", "define"],
+)
+def test_a_misspelt_keyword_is_answered_with_the_keyword_it_is_close_to(line, suggested):
+    script = "from nvfuser import FusionDefinition, DataType\nwith FusionDefinition() as fd:\n"
+    script += "    t0 = fd.define_tensor(shape=[2], contiguity=True)\n" + line + "\n"
+    with pytest.raises(DefinitionError, match=re.escape(suggested)) as caught:
+        load(script, device="meta")
+    assert caught.value.loc.line == 4
+
+
 def test_a_value_is_named_by_the_first_variable_of_the_shallowest_call_that_held_it():
     script = load(
         textwrap.dedent("""\

@@ -6,6 +6,7 @@ arguments to a template with Python's own rules, after renaming old keywords to 
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -46,9 +47,22 @@ def bind_call(
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as err:
-        raise DefinitionError(f"{where}: {err}; it takes {where}{signature}", loc=loc_of(loc)) from None
+        hint = _keyword_hint(kwargs, signature, renames or {})
+        raise DefinitionError(f"{where}: {err}{hint}; it takes {where}{signature}", loc=loc_of(loc)) from None
     bound.apply_defaults()
     return dict(bound.arguments)
+
+
+def _keyword_hint(kwargs: Mapping[str, Any], signature: inspect.Signature, renames: Mapping[str, str]) -> str:
+    """` (did you mean contiguity=?)` for a misspelt keyword: the known names closest to the unknown ones."""
+    known = [*signature.parameters, *renames]
+    close = [
+        match
+        for name in kwargs
+        if name not in signature.parameters
+        for match in difflib.get_close_matches(name, known, n=1)
+    ]
+    return f" (did you mean {' or '.join(f'{name}=' for name in close)}?)" if close else ""
 
 
 def is_int(value: Any) -> bool:
