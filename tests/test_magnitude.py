@@ -99,3 +99,19 @@ def test_the_inputs_of_an_in_place_output_are_left_alone():
     assert torch.equal(a, torch.ones(4)) and torch.equal(
         magnitude, torch.full((4,), 2.0, dtype=torch.float64)
     )
+
+
+def test_without_memory_for_the_magnitudes_the_plain_verdict_stands(monkeypatch):
+    from hfuse.runtime import validate
+
+    def no_memory(*_):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 8.00 GiB")
+
+    monkeypatch.setattr(validate, "output_magnitudes", no_memory)
+    fusion = _fusion(CANCELLING)
+    compiled = compile_fusion(fusion, strategy="hfuse", alias_outputs=True)
+    inputs = _cancelling_inputs()
+    (expected,) = evaluate(fusion, inputs)
+    with pytest.raises(ValidationError) as caught:
+        validate_outputs(compiled, inputs, [expected + 1e-3 * expected.abs().max()], {})
+    assert "its terms' magnitude" not in str(caught.value)
