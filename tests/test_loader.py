@@ -460,40 +460,36 @@ def test_meta_device_builds_the_same_fusion_without_data(script):
 
 
 @pytest.mark.parametrize(
-    ("line", "suggested"),
+    ("line", "error", "suggested"),
     [
         (
             "    t1 = fd.ops.exq(t0)",
+            ParseError,
             "fd.ops has no attribute exq that a definition may use (did you mean eq or exp",
         ),
         (
             "    fd.add_ouptut(t0)",
+            ParseError,
             "fd has no attribute add_ouptut that a definition may use (did you mean add_output",
         ),
-        ("    t1 = fd.ops.cast(t0, DataType.Flaot)", "(did you mean Float"),
+        ("    t1 = fd.ops.cast(t0, DataType.Flaot)", ParseError, "(did you mean Float"),
+        (
+            "    t1 = fd.ops.sum(t0, dims=[0], keep_dim=True)",
+            DefinitionError,
+            "keep_dim' (did you mean keepdim=?)",
+        ),
+        (
+            "    t1 = fd.define_tensor(shape=[2], contiguty=True)",
+            DefinitionError,
+            "contiguty' (did you mean contiguity=?)",
+        ),
     ],
-    ids=["op", "fd-method", "dtype"],
+    ids=["op", "fd-method", "dtype", "op-keyword", "define-keyword"],
 )
-def test_a_misspelt_name_is_answered_with_the_names_it_is_close_to(line, suggested):
+def test_a_misspelt_name_is_answered_with_the_names_it_is_close_to(line, error, suggested):
     script = "from nvfuser import FusionDefinition, DataType\nwith FusionDefinition() as fd:\n"
     script += "    t0 = fd.define_tensor(shape=[2], contiguity=True)\n" + line + "\n"
-    with pytest.raises(ParseError, match=re.escape(suggested)) as caught:
-        load(script, device="meta")
-    assert caught.value.loc.line == 4
-
-
-@pytest.mark.parametrize(
-    ("line", "suggested"),
-    [
-        ("    t1 = fd.ops.sum(t0, dims=[0], keep_dim=True)", "keep_dim' (did you mean keepdim=?)"),
-        ("    t1 = fd.define_tensor(shape=[2], contiguty=True)", "contiguty' (did you mean contiguity=?)"),
-    ],
-    ids=["op", "define"],
-)
-def test_a_misspelt_keyword_is_answered_with_the_keyword_it_is_close_to(line, suggested):
-    script = "from nvfuser import FusionDefinition, DataType\nwith FusionDefinition() as fd:\n"
-    script += "    t0 = fd.define_tensor(shape=[2], contiguity=True)\n" + line + "\n"
-    with pytest.raises(DefinitionError, match=re.escape(suggested)) as caught:
+    with pytest.raises(error, match=re.escape(suggested)) as caught:
         load(script, device="meta")
     assert caught.value.loc.line == 4
 
