@@ -4,12 +4,16 @@ crashed the process on such a load)."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from hfuse.loader import load
+from hfuse.pipeline import compile_fusion
 from hfuse.reference import evaluate
 from hfuse.runtime import execute
 from hfuse.tolerance import assert_close
+from hfuse.tools.triton_ir import triton_irs
 
 CASES = {
     "pad of an expanded empty tensor": (
@@ -62,3 +66,14 @@ def test_kernels_reading_empty_tensors_match_the_reference(text, shape, alias_ou
     assert tuple(outputs[0].shape) == shape
     for actual, expected in zip(outputs, evaluate(script.fusion, script.inputs), strict=True):
         assert_close(actual, expected)
+
+
+def test_kernels_reading_empty_tensors_compile_for_sm_90():
+    """The interpreter compiles nothing: the same kernels, compiled for an H200 as its first launch would."""
+    if "nvidia" not in importlib.import_module("triton.backends").backends:
+        pytest.skip("this Triton has no NVIDIA backend")
+    compileds = [
+        compile_fusion(load(text, device="cpu").fusion, alias_outputs=False) for text, _ in CASES.values()
+    ]
+    for name, found in zip(CASES, triton_irs(compileds), strict=True):
+        assert found and all(".target sm_90" in launch.irs["ptx"] for launch in found), name
