@@ -18,7 +18,7 @@ from hfuse.tools.triton_ir import triton_irs
 CASES = {
     "pad of an expanded empty tensor": (
         """
-inputs = [torch.randn((0,), dtype=torch.float64).as_strided((2, 0, 3), (0, 0, 0))]
+inputs = [torch.randn((0,), dtype=torch.float64, device="cuda").as_strided((2, 0, 3), (0, 0, 0))]
 with FusionDefinition() as fd:
     T0 = fd.from_pytorch(inputs[0])
     fd.add_output(fd.ops.pad(T0, [0, 0, 1, 1, 1, 0], fd.define_scalar(-3.5, dtype=DataType.Double)))
@@ -27,7 +27,7 @@ with FusionDefinition() as fd:
     ),
     "cat with an empty part": (
         """
-inputs = [torch.randn(2, 3), torch.randn(2, 0)]
+inputs = [torch.randn(2, 3, device="cuda"), torch.randn(2, 0, device="cuda")]
 with FusionDefinition() as fd:
     T0 = fd.from_pytorch(inputs[0])
     T1 = fd.from_pytorch(inputs[1])
@@ -37,7 +37,7 @@ with FusionDefinition() as fd:
     ),
     "sum over an empty dim": (
         """
-inputs = [torch.randn(4, 0, dtype=torch.bfloat16)]
+inputs = [torch.randn(4, 0, dtype=torch.bfloat16, device="cuda")]
 with FusionDefinition() as fd:
     T0 = fd.from_pytorch(inputs[0])
     fd.add_output(fd.ops.sum(fd.ops.cast(T0, dtype=DataType.Float), dims=[1]))
@@ -46,7 +46,7 @@ with FusionDefinition() as fd:
     ),
     "an empty tensor beside a full one": (
         """
-inputs = [torch.randn(0, 3), torch.randn(5, 3)]
+inputs = [torch.randn(0, 3, device="cuda"), torch.randn(5, 3, device="cuda")]
 with FusionDefinition() as fd:
     T0 = fd.from_pytorch(inputs[0])
     T1 = fd.from_pytorch(inputs[1])
@@ -60,8 +60,8 @@ with FusionDefinition() as fd:
 
 @pytest.mark.parametrize("text, shape", CASES.values(), ids=CASES.keys())
 @pytest.mark.parametrize("alias_outputs", [True, False], ids=["views", "contiguous"])
-def test_kernels_reading_empty_tensors_match_the_reference(text, shape, alias_outputs):
-    script = load(text, device="cpu")
+def test_kernels_reading_empty_tensors_match_the_reference(text, shape, alias_outputs, device):
+    script = load(text, device=device)
     outputs, _, _ = execute(script.fusion, script.inputs, alias_outputs=alias_outputs)
     assert tuple(outputs[0].shape) == shape
     for actual, expected in zip(outputs, evaluate(script.fusion, script.inputs), strict=True):

@@ -23,8 +23,8 @@ with FusionDefinition() as fd:
 """
 
 
-def test_complex_ops_run_in_torch_and_the_real_ones_in_kernels():
-    script = load(SCRIPT, device="cpu")
+def test_complex_ops_run_in_torch_and_the_real_ones_in_kernels(device):
+    script = load(SCRIPT, device=device)
     compiled = compile_fusion(script.fusion, strategy="hfuse", alias_outputs=True)
     groups = compiled.segmentation.groups
     in_torch = [g for g in groups if g.kind is SchedulerKind.TORCH]
@@ -32,7 +32,7 @@ def test_complex_ops_run_in_torch_and_the_real_ones_in_kernels():
     assert all("ComplexFloat values, and kernels hold real numbers only" in g.note for g in in_torch)
     kernels = [g for g in groups if g.kind.launches_kernel]
     assert len(kernels) == 2  # exp(x * x) before the complex ops, add and sum after them
-    x = torch.randn(4, 8)
+    x = torch.randn(4, 8, device=device)
     outputs, _, _ = execute(script.fusion, [x])
     for actual, expected in zip(outputs, evaluate(script.fusion, [x]), strict=True):
         assert_close(actual, expected)
