@@ -574,7 +574,8 @@ ERRORS = [
         _wrong(lambda fd, x: fd.ops.reshape(x, shape=[24])),
         X3,
         DefinitionError,
-        r"fd.ops.reshape: missing a required argument: 'new_shape'; it takes fd.ops.reshape\(x, new_shape\)",
+        r"fd.ops.reshape: missing a required argument: 'new_shape' \(did you mean new_shape= for shape=\?\); "
+        r"it takes fd.ops.reshape\(x, new_shape\)",
     ),
     (
         "both-spellings",

@@ -476,12 +476,12 @@ def test_meta_device_builds_the_same_fusion_without_data(script):
         (
             "    t1 = fd.ops.sum(t0, dims=[0], keep_dim=True)",
             DefinitionError,
-            "keep_dim' (did you mean keepdim=?)",
+            "keep_dim' (did you mean keepdim= for keep_dim=?)",
         ),
         (
             "    t1 = fd.define_tensor(shape=[2], contiguty=True)",
             DefinitionError,
-            "contiguty' (did you mean contiguity=?)",
+            "contiguty' (did you mean contiguity= for contiguty=?)",
         ),
     ],
     ids=["op", "fd-method", "dtype", "op-keyword", "define-keyword"],

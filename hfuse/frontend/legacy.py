@@ -54,15 +54,15 @@ def bind_call(
 
 
 def _keyword_hint(kwargs: Mapping[str, Any], signature: inspect.Signature, renames: Mapping[str, str]) -> str:
-    """` (did you mean contiguity=?)` for a misspelt keyword: the known names closest to the unknown ones."""
+    """` (did you mean new_shape= for shape=?)`: the known keyword closest to each unknown one."""
     known = [*signature.parameters, *renames]
     close = [
-        match
+        f"{match}= for {name}="
         for name in kwargs
         if name not in signature.parameters
         for match in difflib.get_close_matches(name, known, n=1)
     ]
-    return f" (did you mean {' or '.join(f'{name}=' for name in close)}?)" if close else ""
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
 
 
 def is_int(value: Any) -> bool:
