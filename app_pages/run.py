@@ -177,8 +177,18 @@ def show_kernels(result: RunResult) -> None:
         column_config={name: st.column_config.Column(help=text) for name, text in KERNEL_HELP.items()},
     )
     totals = st.columns(6)
-    totals[0].metric("Kernels", profile.segments)
-    totals[1].metric("Kernel time", _ms(profile.kernel_time_ms))
+    totals[0].metric(
+        "Kernels",
+        profile.segments,
+        help="CUDA kernels one call launches: a split reduction's two launches count two; views and torch "
+        "segments count none",
+    )
+    totals[1].metric(
+        "Kernel time",
+        _ms(profile.kernel_time_ms),
+        help="The kernels' times added, each the median of repeated launches with the L2 cache flushed "
+        "(measured on a GPU only)",
+    )
     moved = sum(k.input_bytes + k.output_bytes for k in profile.segment_profiles)
     ideal = profile.input_bytes + profile.output_bytes
     totals[2].metric(

@@ -523,6 +523,7 @@ def test_a_gpu_report_shows_times_bandwidth_and_torch_beside_it():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["First call"] == "912 ms" and metrics["Host per call"] == "32.0 us"
     assert metrics["Bandwidth"] == "2,000.0 GB/s"
+    assert all(m.proto.help for m in at.metric), "every total says what it counts"
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "no bandwidth chart"
     assert any("clone of a buffer of the bytes" in c.value for c in at.caption)
 
