@@ -6,7 +6,6 @@ import streamlit.components.v1 as components
 from hfuse.codegen.provenance import computed_values, value_lines
 from hfuse.errors import HfuseError
 from hfuse.export import segment_script
-from hfuse.linked_view import linked_view_html
 from hfuse.tools.triton_ir import STAGES, TARGET, triton_irs
 from hfuse.viz import group_title
 from ui import navigation, pipeline, state, views
@@ -43,18 +42,18 @@ def lowering(kernel_name: str, key: tuple, compiled) -> None:
             tab.code(ir, language="llvm" if stage in ("llir", "ttir", "ttgir") else None, line_numbers=True)
 
 
-def linked_view(compiled, names: dict[str, str], key: tuple[str, str, str, int]) -> None:
+def linked_view(key: tuple[str, str, str, int]) -> None:
     """The segmentation diagram beside every kernel's source, linked both ways by clicks."""
     with st.expander("Linked view: click a node of the diagram or a line of a kernel", expanded=True):
-        svg = pipeline.svg_of(pipeline.segmentation_dot(*key))
-        if svg is None:
+        page = pipeline.linked_view_of(*key)
+        if page is None:
             st.caption("The linked view needs graphviz's `dot` program, which this server lacks.")
             return
         st.caption(
             "A value or an op shows the kernel that computes it with its lines marked; a kernel's box shows "
             "its source; a line marks the values it computes or uses in the diagram."
         )
-        components.html(linked_view_html(svg, compiled, names), height=LINKED_VIEW_HEIGHT)
+        components.html(page, height=LINKED_VIEW_HEIGHT)
 
 
 st.header("Generated code")
@@ -72,7 +71,7 @@ if fusion is not None:
     if compiled is not None:
         groups = {group.id: group for group in compiled.segmentation.groups}
         names = pipeline.script_of(text, state.segment()).names
-        linked_view(compiled, names, (text, strategy, outputs, state.segment()))
+        linked_view((text, strategy, outputs, state.segment()))
         group_id = st.selectbox(
             "Segment",
             list(groups),

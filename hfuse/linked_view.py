@@ -15,10 +15,13 @@ import html
 import json
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from hfuse.codegen.provenance import computed_values, value_lines
-from hfuse.pipeline import Compiled
 from hfuse.viz import group_title
+
+if TYPE_CHECKING:
+    from hfuse.pipeline import Compiled
 
 _SVG_START = re.compile(r"<svg\b")
 _SIZE = re.compile(r'\s(width|height)="[^"]*"')

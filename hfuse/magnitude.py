@@ -42,7 +42,7 @@ def output_magnitudes(fusion: Fusion, inputs: Sequence[Any]) -> list[torch.Tenso
     """For each output of `fusion` on `inputs`, the magnitude of every element, as float64. The inputs
     are not written (outputs added with `alias_input` are not copied into them)."""
     values = evaluate_env(fusion, inputs, write_aliases=False)
-    magnitudes = {name: _absolute(values[name]) for name in values if name in fusion.inputs}
+    magnitudes = {name: _absolute(values[name]) for name in fusion.inputs}
     for value in fusion.values:
         if value.is_scalar and value.const is not None:
             magnitudes[value.name] = _absolute(values[value.name])

@@ -146,11 +146,11 @@ def _compare_float(
     `magnitude` (`hfuse.magnitude`), the relative part of the tolerance scales with the larger of an
     element's expected value and the size of the terms that make it."""
     wide = _compute_dtype(actual, expected)
-    scaled = magnitude if magnitude is not None else expected
+    tensors = (actual, expected) if magnitude is None else (actual, expected, magnitude)
     nan_counts, nan_firsts, bad_counts, bad_firsts, worst = [], [], [], [], []
-    for offset, a, e, m in _chunks(actual, expected, scaled):
+    for offset, a, e, *m in _chunks(*tensors):
         a, e = a.to(wide), e.to(wide)
-        scale = e.abs() if magnitude is None else _scale(e, m)
+        scale = _scale(e, m[0]) if m else e.abs()
         a_nan, e_nan = torch.isnan(a), torch.isnan(e)
         nan_mismatch = a_nan != e_nan
         infinite = torch.isinf(a) | torch.isinf(e)
@@ -180,13 +180,10 @@ def _compare_float(
     first = int(bad_firsts[next(i for i, c in enumerate(bads) if c)])
     got, want = _element(actual, first), _element(expected, first)
     error_at = abs(got - want) if math.isfinite(abs(got)) and math.isfinite(abs(want)) else math.inf
-    scale_at = (
-        abs(want)
-        if magnitude is None
-        else float(_scale(torch.tensor(want), torch.tensor(_element(magnitude, first))))
-    )
+    terms_at = None if magnitude is None else float(_element(magnitude, first))
+    scale_at = abs(want) if terms_at is None or not math.isfinite(terms_at) else max(abs(want), terms_at)
     allowed_at = 0.0 if math.isinf(error_at) else tol.atol + tol.rtol * scale_at
-    terms = "" if magnitude is None else f", its terms' magnitude {_element(magnitude, first):.3g}"
+    terms = "" if terms_at is None else f", its terms' magnitude {terms_at:.3g}"
     both = expected.numel() - int(torch.isnan(expected).sum())
     message = (
         f"{sum(bads)} of {both} elements are outside rtol {tol.rtol:.3g}, atol {tol.atol:.3g}; "

@@ -18,6 +18,7 @@ import hfuse
 from hfuse import settings, viz
 from hfuse.backends import HFUSE, NAIVE
 from hfuse.ir import Fusion
+from hfuse.linked_view import linked_view_html
 from hfuse.loader import Script
 from hfuse.segment.model import SchedulerKind
 from hfuse.service.compile import CompileRequest, CompileResult
@@ -123,6 +124,17 @@ def kernel_counts(compiled: Compiled) -> dict[str, int]:
         counts[group.kind.value] = counts.get(group.kind.value, 0) + 1
     order = [kind.value for kind in SchedulerKind]
     return dict(sorted(counts.items(), key=lambda item: order.index(item[0])))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def linked_view_of(text: str, strategy: str, outputs: str, segment: int = 0) -> str | None:
+    """The linked view's page (`hfuse.linked_view`), made once per compile: it reads every kernel's
+    lines for every value; None where the `dot` binary is missing."""
+    svg = svg_of(segmentation_dot(text, strategy, outputs, segment))
+    if svg is None:
+        return None
+    compiled = _compiled(text, strategy, outputs, segment)
+    return linked_view_html(svg, compiled, script_of(text, segment).names)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

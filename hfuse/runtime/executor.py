@@ -21,7 +21,7 @@ import torch
 from hfuse import settings
 from hfuse.backends import BACKENDS, EAGER, HFUSE, INDUCTOR, STRATEGIES
 from hfuse.errors import DefinitionError, UnsupportedError
-from hfuse.ir import Fusion, Value
+from hfuse.ir import Fusion
 from hfuse.pipeline import Compiled, Progress, compile_eager, compile_fusion
 from hfuse.runtime import autotune
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
@@ -35,6 +35,7 @@ from hfuse.runtime.segments import (
     Segment,
     inductor_segment,
     make_segment,
+    same_layout,
     torch_segment,
     writable_in_place,
 )
@@ -330,7 +331,7 @@ def _check_inputs(fusion: Fusion, inputs: Sequence[Any], *, kernels: bool) -> No
                 f"input {index} ({name}) is {given.dtype}{list(given.shape)} but the fusion was built for "
                 f"{value.dtype.torch}{list(value.shape)}: rebuild the fusion for these inputs"
             )
-        if kernels and not _same_layout(given, value):
+        if kernels and not same_layout(given, value):
             raise DefinitionError(
                 f"input {index} ({name}) has strides {list(given.stride())} but the fusion was built for "
                 f"{list(value.strides)}: rebuild the fusion for these inputs"
@@ -340,11 +341,6 @@ def _check_inputs(fusion: Fusion, inputs: Sequence[Any], *, kernels: bool) -> No
                 f"input {index} ({name}) is on {given.device} but kernels run on {device}: "
                 f"move the inputs with .to('{device.type}')"
             )
-
-
-def _same_layout(tensor: torch.Tensor, value: Value) -> bool:
-    """Strides agree wherever they matter (a dim of extent 1 has no stride to speak of)."""
-    return all(n == 1 or a == b for n, a, b in zip(value.shape, tensor.stride(), value.strides, strict=True))
 
 
 def _run_segments(

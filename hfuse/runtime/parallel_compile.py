@@ -59,7 +59,7 @@ def compile_side_by_side(launches: Sequence[DryLaunch]) -> int:
         finally:
             knobs.runtime.jit_cache_hook = previous
     forker.wait_all(time.monotonic() + CHILD_DEADLINE_S)
-    return forker.forked
+    return len(forker.keys)
 
 
 def jit_functions(module: ModuleType) -> list[Any]:
@@ -96,8 +96,7 @@ class _Forker:
         self.thread = threading.get_ident()
         self.parent = os.getpid()
         self.children: list[int] = []
-        self.keys: set[tuple[int, str]] = set()
-        self.forked = 0
+        self.keys: set[tuple[int, str]] = set()  # (kernel, specialization) of every compile forked
 
     def hook(self, *, key: Any, fn: Any, compile: dict[str, Any], **_: Any) -> bool | None:
         """Triton's jit_cache_hook: True skips the compile (and the launch) in the walking thread, after
@@ -120,7 +119,6 @@ class _Forker:
             knobs.runtime.jit_cache_hook = None
             knobs.runtime.jit_post_compile_hook = _exit_compiled
             return None
-        self.forked += 1
         return True
 
     def _fork(self) -> int:

@@ -240,11 +240,14 @@ def stand_in(value: Value, device: torch.device) -> Any:
     return 0.5 if value.dtype.is_float else 3
 
 
+def same_layout(tensor: torch.Tensor, value: Value) -> bool:
+    """Strides agree wherever they matter (a dim of extent 1 has no stride to speak of)."""
+    return all(n == 1 or a == b for n, a, b in zip(value.shape, tensor.stride(), value.strides, strict=True))
+
+
 def _in_layout(tensor: torch.Tensor, value: Value) -> torch.Tensor:
     """`tensor`, or a copy of it with the strides of `value` where they differ in a dim that matters."""
-    if value.is_scalar or all(
-        n == 1 or a == b for n, a, b in zip(value.shape, tensor.stride(), value.strides, strict=True)
-    ):
+    if value.is_scalar or same_layout(tensor, value):
         return tensor
     laid_out = torch.empty_strided(value.shape, value.strides, dtype=tensor.dtype, device=tensor.device)
     return laid_out.copy_(tensor)

@@ -164,7 +164,9 @@ def build_group(gid: int, positions: Iterable[int], index: FusionIndex) -> tuple
 def in_torch(expr: Expr, values: Mapping[str, Value]) -> bool:
     """Whether torch computes `expr` in a segment of its own: an op with no kernel (a matrix product), or
     any op on complex values, since kernels hold real numbers only."""
-    return op_def(expr.op).runs_in_torch or bool(_complex_reason(expr, values))
+    return op_def(expr.op).runs_in_torch or any(
+        values[n].dtype.is_complex for n in (*expr.inputs, *expr.outputs)
+    )
 
 
 def _complex_reason(expr: Expr, values: Mapping[str, Value]) -> str:
