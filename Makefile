@@ -43,10 +43,10 @@ fuzz: $(VENV)/.installed
 gpu-test:
 	PYTHONPATH=. python3 -m pytest -q -p no:cacheprovider tests/gpu
 
-# Random fusions through generated kernels on the GPU, checked against torch (N fusions, 3 backends each).
+# Random fusions at GPU sizes through every strategy, checked against torch (N fusions; see tests/fuzz_campaign.py).
 gpu-fuzz:
-	HFUSE_TEST_EXAMPLES=$${N:-500} PYTHONPATH=. python3 -m pytest -q -p no:cacheprovider \
-		tests/test_engine_properties.py
+	PYTHONPATH=. python3 tests/fuzz_campaign.py --fusions $${N:-5000} --seconds $${SECONDS_LIMIT:-540} \
+		--save fuzz-failures
 
 bench:
 	PYTHONPATH=. python3 -m hfuse.tools.bench

@@ -5,7 +5,14 @@ permuted, gapped or expanded layouts), then 2-10 steps that each add an op (or a
 pattern) reading earlier values, and 1-3 outputs. Steps avoid what would make the reference itself
 ill-defined, or make a last-bit difference flip a result: no integer overflow, no casts of computed
 floats to int or bool, no comparisons at a threshold computed floats sit on (0), no division by values
-near zero, no variance with a zero denominator.
+near zero, no variance with a zero denominator. Extreme constants (infinities, NaN, the dtype's largest,
+lowest and smallest values) enter only where a last-bit difference of the other operand cannot change
+the result: as `where` and `pad` fills, `maximum`/`minimum` and `clamp` bounds, comparison thresholds,
+and infinities added.
+
+A `Scale` sets the sizes: `SMALL` (the default, at most 256 elements a tensor, for the interpreter),
+`GPU` (extents at tile and power-of-two boundaries and primes, up to 4M elements a tensor) and `HUGE`
+(one tensor of more than 2**31 elements, so that offsets cross int32).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -30,8 +38,6 @@ INT, INT32, BOOL = DataType.Int, DataType.Int32, DataType.Bool
 FLOAT_TYPES = (F32, BF16, F16)
 INPUT_TYPES = (F32, F32, BF16, F16, INT, INT32, BOOL)
 LAYOUTS = ("contiguous", "contiguous", "permuted", "gapped", "expanded")
-MAX_EXTENT = {1: 8, 2: 6, 3: 4, 4: 3}  # per rank, so that no tensor has many more than 100 elements
-MAX_NUMEL = 256
 EPS = 1e-5
 THRESHOLD = 0.3
 
@@ -47,6 +53,68 @@ REDUCTIONS = (Op.SUM, Op.MAX, Op.MIN)
 TENSOR_STEPS = ["reduce", "mean", "var_mean", "normalize", "normalize", "slice", "pad", "cat", "reshape"]
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """How large the random fusions are: the inputs' shapes, and the most elements an op may make."""
+
+    shapes: Callable[[Draw], tuple[int, ...]]
+    max_numel: int
+    input_types: tuple[DataType, ...] = INPUT_TYPES
+    inputs: tuple[int, int] = (1, 3)
+    steps: tuple[int, int] = (2, 10)
+
+
+_SMALL_EXTENT = {1: 8, 2: 6, 3: 4, 4: 3}  # per rank, so that no tensor has many more than 100 elements
+
+
+def _small_shape(draw: Draw) -> tuple[int, ...]:
+    rank = draw(st.integers(1, 4))
+    return tuple(draw(st.integers(1, _SMALL_EXTENT[rank])) for _ in range(rank))
+
+
+# Extents where tiles, warps and blocks end (a power of two, one less, one more) and primes.
+BOUNDARY_EXTENTS = (
+    1, 2, 3, 5, 7, 31, 32, 33, 97, 127, 128, 129, 255, 256, 257, 1021, 1023, 1024, 1025, 2047, 2048,
+    2049, 4093, 4096, 4097, 8191, 8192, 8193, 16411, 32767, 32768, 32769, 65536, 65537, 131101,
+)  # fmt: skip
+GPU_NUMEL = 1 << 22
+
+
+def _gpu_shape(draw: Draw) -> tuple[int, ...]:
+    """Extents at boundaries, drawn so that the product stays within GPU_NUMEL."""
+    shape: list[int] = []
+    for _ in range(draw(st.integers(1, 4))):
+        room = GPU_NUMEL // max(1, math.prod(shape))
+        shape.append(draw(st.sampled_from([n for n in BOUNDARY_EXTENTS if n <= room])))
+    return tuple(draw(st.permutations(shape)))
+
+
+INT32_LIMIT = 2**31 - 1
+# Just past int32: offsets and positions need int64 (2 bytes an element: 4 GiB a tensor).
+HUGE_SHAPES = ((INT32_LIMIT + 12,), (3, 715827883), (46349, 46349), (2, 1073741831))
+
+
+def _huge_shape(draw: Draw) -> tuple[int, ...]:
+    return draw(st.sampled_from(HUGE_SHAPES))
+
+
+SMALL = Scale(_small_shape, 256)
+GPU = Scale(_gpu_shape, GPU_NUMEL)
+HUGE_NUMEL = max(math.prod(s) for s in HUGE_SHAPES)
+HUGE = Scale(_huge_shape, HUGE_NUMEL, input_types=(BF16, F16, BOOL), inputs=(1, 1), steps=(1, 3))
+
+
+def extremes(dtype: DataType) -> tuple[float | int, ...]:
+    """Values at the ends of `dtype`: infinities, NaN, the largest, lowest and smallest (normal and
+    subnormal) floats, or the integer limits."""
+    if dtype.is_int:
+        info = torch.iinfo(dtype.torch)
+        return (info.max, info.min)
+    info = torch.finfo(dtype.torch)
+    subnormal = float(torch.tensor(info.tiny, dtype=dtype.torch) / 2)
+    return (math.inf, -math.inf, math.nan, info.max, info.min, info.tiny, -subnormal)
 
 
 def _layout_strides(draw: Draw, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -70,8 +138,8 @@ def _layout_strides(draw: Draw, shape: tuple[int, ...]) -> tuple[int, ...]:
 class _Grower:
     """Adds random ops to a builder, each reading values of the pool and adding its results to it."""
 
-    def __init__(self, draw: Draw, b: Builder, pool: list[Value]) -> None:
-        self.draw, self.b, self.pool = draw, b, pool
+    def __init__(self, draw: Draw, b: Builder, pool: list[Value], max_numel: int) -> None:
+        self.draw, self.b, self.pool, self.max_numel = draw, b, pool, max_numel
         self.inputs = {v.name for v in pool}
         self.scalar_input: Value | None = None
 
@@ -97,7 +165,7 @@ class _Grower:
                 shape = broadcast_extents(Op.ADD, [x.shape, *(o.shape for o in others), v.shape])
             except DefinitionError:
                 continue
-            if len(shape) == x.rank and math.prod(shape) <= MAX_NUMEL:
+            if len(shape) == x.rank and math.prod(shape) <= self.max_numel:
                 fitting.append(v)
         return fitting
 
@@ -111,6 +179,20 @@ class _Grower:
             return self.scalar_input
         return self.b.const(self.pick((0.5, -1.25, 2.0)))
 
+    def extreme(self, x: Value, with_nan: bool = True) -> Value | None:
+        """A constant at the end of x's dtype (now and then float32's for a reduced float); None for bool."""
+        if x.dtype is BOOL:
+            return None
+        dtype = F32 if x.dtype.is_float and self.draw(st.integers(0, 3)) == 0 else x.dtype
+        values = [v for v in extremes(dtype) if with_nan or not math.isnan(v)]
+        return self.b.const(self.pick(values), INT if x.dtype.is_int else DataType.Double)
+
+    def fill(self, x: Value) -> Value:
+        """A `where` or `pad` fill: an arithmetic constant, or one time in three an extreme one."""
+        if self.draw(st.integers(0, 2)) == 0 and (value := self.extreme(x)) is not None:
+            return value
+        return self.constant(x)
+
     def bcast_back(self, stat: Value, x: Value, dims: list[int], keepdim: bool) -> Value:
         if keepdim:
             return stat
@@ -122,14 +204,14 @@ class _Grower:
         x = self.pick(self.pool)
         kinds = ["unary", "scalar", "cast", "binary", "ternary"]
         if x.dtype is not BOOL:
-            kinds.append("compare")
+            kinds += ["compare", "saturate"]
         if x.rank:
             kinds += TENSOR_STEPS
         if x.rank > 1:
             kinds.append("permute")
         if 1 in x.shape:
             kinds += ["squeeze", "expand"]
-        if x.rank < 4 and x.numel * 3 <= MAX_NUMEL:
+        if x.rank < 4 and x.numel * 3 <= self.max_numel:
             kinds += ["broadcast_in_dim", "broadcast"]
         made = getattr(self, self.pick(kinds))(x)
         self.pool.extend(made)
@@ -156,7 +238,14 @@ class _Grower:
         return [self.b.cast(x, self.pick(targets))]
 
     def compare(self, x: Value) -> list[Value]:
-        return [self.b.op(self.pick(COMPARISONS), x, self._threshold(x))]
+        threshold = self.extreme(x) if self.draw(st.integers(0, 3)) == 0 else self._threshold(x)
+        return [self.b.op(self.pick(COMPARISONS), x, threshold)]
+
+    def saturate(self, x: Value) -> list[Value]:
+        """`maximum`/`minimum` with an extreme of x's dtype, or an infinity added to a float."""
+        if x.dtype.is_float and self.draw(st.integers(0, 3)) == 0:
+            return [self.b.op(self.pick((Op.ADD, Op.SUB)), x, self.b.const(self.pick((math.inf, -math.inf))))]
+        return [self.b.op(self.pick((Op.MAXIMUM, Op.MINIMUM)), x, self.extreme(x))]
 
     def _threshold(self, x: Value) -> Value:
         """0 for ints; for floats a value that computed results (which may differ from torch's in the
@@ -184,13 +273,20 @@ class _Grower:
                 condition = self.pick(conditions)
             else:
                 condition = self.b.op(Op.GT, self.numeric(x), self._threshold(x))
-            other = y if self.draw(st.booleans()) else self.b.const(-2.0)
+            other = y if self.draw(st.booleans()) else self.fill(x)
             return [self.b.op(Op.WHERE, condition, x, other)]
         x = self.numeric(x)
         if kind == "clamp":
             low, high = (-1, 2) if x.dtype.is_int else (-0.75, 1.5)
             kind_of = INT if x.dtype.is_int else DataType.Double
-            return [self.b.op(Op.CLAMP, x, self.b.const(low, kind_of), self.b.const(high, kind_of))]
+            low, high = self.b.const(low, kind_of), self.b.const(high, kind_of)
+            if self.draw(st.integers(0, 2)) == 0:  # one bound at an end of the dtype
+                low, high = (
+                    (low, self.extreme(x, with_nan=False))
+                    if self.draw(st.booleans())
+                    else (self.extreme(x, with_nan=False), high)
+                )
+            return [self.b.op(Op.CLAMP, x, low, high)]
         x, y = self.floating(x), self.floating(y)
         if kind == "lerp":
             return [self.b.op(Op.LERP, x, y, self.b.const(0.25))]
@@ -252,9 +348,9 @@ class _Grower:
             high = self.draw(st.integers(-1 if x.shape[dim] + low > 1 else 0, 2))
             widths += [low, high]
         grown = math.prod(x.shape) * math.prod(1 + max(w, 0) for w in widths)
-        if grown > MAX_NUMEL:
+        if grown > self.max_numel:
             widths = [min(w, 0) for w in widths]
-        return [self.b.op(Op.PAD, x, self.constant(x), pad_widths=widths)]
+        return [self.b.op(Op.PAD, x, self.fill(x), pad_widths=widths)]
 
     def cat(self, x: Value) -> list[Value]:
         dim = self.draw(st.integers(0, x.rank - 1))
@@ -264,7 +360,7 @@ class _Grower:
             if v.rank == x.rank and all(v.shape[d] == x.shape[d] for d in range(x.rank) if d != dim)
         ]
         parts = [x, *self.draw(st.lists(st.sampled_from(fits), min_size=1, max_size=2))]
-        if sum(p.numel for p in parts) > MAX_NUMEL:
+        if sum(p.numel for p in parts) > self.max_numel:
             parts = [x, x]
         if {p.dtype is BOOL for p in parts} == {True, False}:
             parts = [self.numeric(p) for p in parts]
@@ -289,7 +385,7 @@ class _Grower:
 
     def expand(self, x: Value) -> list[Value]:
         shape = [self.draw(st.integers(2, 3)) if n == 1 else n for n in x.shape]
-        if math.prod(shape) > MAX_NUMEL:
+        if math.prod(shape) > self.max_numel:
             shape = list(x.shape)
         return [self.b.op(Op.EXPAND, x, shape=shape)]
 
@@ -306,16 +402,17 @@ class _Grower:
 
 
 @st.composite
-def fusions(draw: Draw) -> Fusion:
+def fusions(draw: Draw, scale: Scale = SMALL) -> Fusion:
     b = Builder()
     pool = []
-    for _ in range(draw(st.integers(1, 3))):
-        rank = draw(st.integers(1, 4))
-        shape = tuple(draw(st.integers(1, MAX_EXTENT[rank])) for _ in range(rank))
-        pool.append(b.define_tensor(shape, draw(st.sampled_from(INPUT_TYPES)), _layout_strides(draw, shape)))
-    grower = _Grower(draw, b, pool)
+    for _ in range(draw(st.integers(*scale.inputs))):
+        shape = scale.shapes(draw)
+        dtype = draw(st.sampled_from(scale.input_types))
+        pool.append(b.define_tensor(shape, dtype, _layout_strides(draw, shape)))
+    grower = _Grower(draw, b, pool, scale.max_numel)
     inputs = len(pool)
-    for _ in range(draw(st.sampled_from(range(2, 11)))):
+    low, high = scale.steps
+    for _ in range(draw(st.sampled_from(range(low, high + 1)))):
         grower.grow()
     made = pool[inputs:]
     read = {name for e in b.build().exprs for name in e.inputs}
@@ -327,21 +424,22 @@ def fusions(draw: Draw) -> Fusion:
 
 
 def random_inputs(fusion: Fusion, seed: int, device: str = "cpu") -> list[Any]:
-    """Fresh inputs laid out with each input's strides, on `device`: normal floats, small ints, random
-    bools. A symbolic scalar gets a number drawn from the same seed."""
-    generator = torch.Generator().manual_seed(seed)
+    """Fresh inputs laid out with each input's strides, drawn on `device`: normal floats, small ints,
+    random bools. A symbolic scalar gets a number drawn from the same seed."""
+    generator = torch.Generator(device=device).manual_seed(seed)
+    draw = {"generator": generator, "device": device}
     inputs: list[Any] = []
     for name in fusion.inputs:
         value = fusion.value(name)
         if value.is_scalar:
-            inputs.append(round(float(torch.rand((), generator=generator)) * 4 - 2, 3))
+            inputs.append(round(float(torch.rand((), **draw)) * 4 - 2, 3))
             continue
         size = largest_offset(value) + 1
         if value.dtype.is_float:
-            storage = torch.randn(size, generator=generator).to(value.dtype.torch)
+            storage = torch.randn(size, **draw).to(value.dtype.torch)
         elif value.dtype is BOOL:
-            storage = torch.rand(size, generator=generator) > 0.5
+            storage = torch.rand(size, **draw) > 0.5
         else:
-            storage = torch.randint(-4, 5, (size,), generator=generator).to(value.dtype.torch)
-        inputs.append(storage.to(device).as_strided(value.shape, value.strides))
+            storage = torch.randint(-4, 5, (size,), **draw).to(value.dtype.torch)
+        inputs.append(storage.as_strided(value.shape, value.strides))
     return inputs

@@ -6,65 +6,17 @@ from __future__ import annotations
 import os
 
 import pytest
-import torch
+from engine_check import check_engine
 from hypothesis import HealthCheck, given, note, settings
-from random_fusions import BF16, F16, F32, fusions, random_inputs
+from random_fusions import BF16, F16, F32, fusions
 from segment_cases import Builder
 
 from hfuse.dtypes import DataType
 from hfuse.ir import Fusion, Op
-from hfuse.pipeline import Compiled
 from hfuse.printer import print_fusion
-from hfuse.reference import evaluate
-from hfuse.runtime import execute
-from hfuse.tolerance import compare, reduction_size
 
-# (backend, alias_outputs): hfuse with views of inputs served without kernels, hfuse with every
-# output computed, and one kernel per op chain.
-CONFIGS = (("hfuse", True), ("hfuse", False), ("naive", False))
-# A longer campaign (on a GPU: `make gpu-fuzz`) sets HFUSE_TEST_EXAMPLES.
+# More examples: HFUSE_TEST_EXAMPLES (the GPU campaign at GPU sizes is `make gpu-fuzz`).
 EXAMPLES = int(os.environ.get("HFUSE_TEST_EXAMPLES", "60"))
-
-
-def _storage(tensor: torch.Tensor) -> int:
-    return tensor.untyped_storage().data_ptr()
-
-
-def _check_storage(compiled: Compiled, inputs: list, results: list[torch.Tensor]) -> None:
-    """Aliased outputs are views of their input's storage; every other output has storage of its own."""
-    fusion = compiled.scheduled
-    aliases = {a.output: a.input for a in compiled.segmentation.aliases}
-    if not compiled.alias_outputs or compiled.strategy == "naive":
-        assert not aliases, f"{compiled.strategy} with aliasing off served views: {sorted(aliases)}"
-    inputs_by_name = dict(zip(fusion.inputs, inputs, strict=True))
-    input_storages = {_storage(t) for t in inputs if isinstance(t, torch.Tensor)}
-    for name, result in zip(fusion.output_names, results, strict=True):
-        if name in aliases:
-            assert _storage(result) == _storage(inputs_by_name[aliases[name]]), f"{name} is not a view"
-        else:
-            assert _storage(result) not in input_storages, f"{name} was written into an input"
-
-
-def _check_against_reference(fusion: Fusion, results: list[torch.Tensor], inputs: list, label: str) -> None:
-    expected = evaluate(fusion, inputs)
-    assert len(results) == len(expected), label
-    for out, got, want in zip(fusion.outputs, results, expected, strict=True):
-        assert got.dtype == want.dtype, f"{label}: {out.name} is {got.dtype}, expected {want.dtype}"
-        value = fusion.value(out.name)
-        comparison = compare(got, want, value.dtype, reduction_size(fusion, out.name))
-        assert comparison.ok, f"{label}: {out.name}: {comparison.message}"
-
-
-def _check_engine(fusion: Fusion, device: str) -> None:
-    for backend, alias_outputs in CONFIGS:
-        label = f"{backend}, alias_outputs={alias_outputs}"
-        inputs = random_inputs(fusion, seed=0, device=device)
-        # The first run of a plan is validated by the runtime itself (ValidationError on a mismatch).
-        results, _, compiled = execute(fusion, inputs, backend=backend, alias_outputs=alias_outputs)
-        _check_storage(compiled, inputs, results)
-        fresh = random_inputs(fusion, seed=1, device=device)
-        results, _, _ = execute(fusion, fresh, backend=backend, alias_outputs=alias_outputs)
-        _check_against_reference(fusion, results, fresh, label)
 
 
 @settings(
@@ -76,7 +28,7 @@ def _check_engine(fusion: Fusion, device: str) -> None:
 @given(fusion=fusions())
 def test_random_fusions_match_the_reference_under_every_strategy(fresh_cache, device, fusion):
     note(print_fusion(fusion))
-    _check_engine(fusion, device)
+    check_engine(fusion, device)
 
 
 # ---- fusions the random search once failed on, reduced by hand ---------------------------------
@@ -141,4 +93,4 @@ REGRESSIONS = [
 
 @pytest.mark.parametrize("make", [r[1] for r in REGRESSIONS], ids=[r[0] for r in REGRESSIONS])
 def test_fusions_found_by_the_random_search_match_the_reference(fresh_cache, device, make):
-    _check_engine(make(), device)
+    check_engine(make(), device)

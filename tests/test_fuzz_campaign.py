@@ -1,0 +1,104 @@
+"""The GPU fuzz campaign's machinery, run here at the interpreter's sizes: its workers, its verdicts, and
+the GPU-sized fusions it draws."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from fuzz_campaign import run_one, schedules
+from hypothesis import HealthCheck, Phase, given, settings
+from random_fusions import (
+    BOUNDARY_EXTENTS,
+    GPU,
+    GPU_NUMEL,
+    HUGE_SHAPES,
+    INT32_LIMIT,
+    SMALL,
+    extremes,
+    fusions,
+)
+
+from hfuse.dtypes import DataType
+from hfuse.printer import print_fusion
+
+CAMPAIGN = Path(__file__).parent / "fuzz_campaign.py"
+DRAWS = settings(max_examples=150, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
+                 suppress_health_check=list(HealthCheck))  # fmt: skip
+
+
+def _campaign(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(Path(__file__).parents[1])}
+    command = [sys.executable, str(CAMPAIGN), "--scale", "small", "--device", "cpu", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_a_small_campaign_runs_every_fusion_it_is_asked_for_and_names_the_schedules():
+    done = _campaign("--fusions", "4", "--workers", "2", "--seconds", "200")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4/4 fusions, 0 failures" in done.stdout
+    assert "pointwise" in done.stdout.split("schedules the kernels used")[1]
+
+
+def test_a_campaign_out_of_time_says_so_in_its_exit_status():
+    done = _campaign("--fusions", "3", "--workers", "1", "--seconds", "0")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "0/3 fusions" in done.stdout
+
+
+def test_a_failing_fusion_is_reported_with_its_definition():
+    fusion = _one(fusions(SMALL))
+
+    def broken_engine(fusion, device):
+        raise AssertionError("hfuse, alias_outputs=True: T3: 7 of 12 elements differ")
+
+    ran = run_one(5, fusion, "cpu", broken_engine)
+    assert ran.worker == 5 and "7 of 12 elements differ" in ran.failure
+    assert ran.script == print_fusion(fusion) and "define_tensor" in ran.script
+
+
+def _drawn(strategy) -> list:
+    found = []
+    DRAWS(given(strategy)(lambda value: found.append(value)))()
+    return found
+
+
+def _one(strategy):
+    return _drawn(strategy)[0]
+
+
+@DRAWS
+@given(fusion=fusions(GPU))
+def test_gpu_sized_fusions_have_inputs_at_boundaries_within_the_size_budget(fusion):
+    for name in fusion.inputs:
+        value = fusion.value(name)
+        assert set(value.shape) <= set(BOUNDARY_EXTENTS)
+        assert math.prod(value.shape) <= GPU_NUMEL
+
+
+def test_gpu_sized_fusions_use_extreme_constants():
+    texts = [print_fusion(f) for f in _drawn(fusions(GPU))]
+    assert any("inf" in t for t in texts) and any("nan" in t for t in texts)
+
+
+def test_huge_shapes_cross_int32_and_extremes_end_each_dtype():
+    assert all(math.prod(shape) > INT32_LIMIT for shape in HUGE_SHAPES)
+    assert extremes(DataType.Int32) == (2**31 - 1, -(2**31))
+    bf16 = extremes(DataType.BFloat16)
+    assert math.inf in bf16 and -math.inf in bf16 and any(math.isnan(v) for v in bf16)
+    assert 3.3e38 < max(v for v in bf16 if math.isfinite(v)) < 3.4e38
+
+
+def test_schedules_name_the_forms_a_kernel_took():
+    class Kernel:
+        scheduler, launches = "reduction", 2
+        source = "pid = tl.program_id(0).to(tl.int64)"
+        config = {"parts": [{"persistent": False, "outer": True, "PARTS": 4}]}
+
+    assert schedules(Kernel()) == {
+        "reduction", "reduction, looped row", "reduction, outer (column) reduction",
+        "reduction, row split across programs", "reduction, split reduction (2 launches)", "int64 offsets",
+    }  # fmt: skip
