@@ -7,12 +7,18 @@ the difference, measured against the result, is huge. So an output's tolerance m
 its terms, which this evaluates beside the reference: an input's magnitude is its absolute value; a sum or
 difference adds its operands' magnitudes, a product multiplies them, a quotient divides by the divisor's
 absolute value; sums, matrix products, casts and data movement carry magnitudes through as they carry
-values; any other op (exp, max, where, ...) restarts from the absolute value of its result. A wrong kernel
-still fails: an error that is not a rounding of the terms is far larger than a few of their units.
+values, selections (`where`, `maximum`, `clamp`, max and min reductions) carry the larger of the
+magnitudes they choose from. A function of one value carries its operand's rounding as far as its slope
+does (first order): `exp(y)` is off by |exp(y)| times y's error, so its magnitude is |exp(y)| (1 + m(y));
+`log(y)` adds m(y) / |y|; `sqrt`, `rsqrt` and `reciprocal` scale m(y) by their slopes; functions of slope
+at most about 1 (`sin`, `tanh`, `erf`, `sigmoid`, ...) add m(y). Any other op restarts from the absolute
+value of its result. A wrong kernel still fails: an error that is not a rounding of the terms is far
+larger than a few of their units.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,7 +40,28 @@ _ARITHMETIC: dict[Op, Magnitude] = {
     Op.ABS: lambda m, v: m[0],
     Op.CAST: lambda m, v: m[0],
 }
-_CARRIED_OPS = {Op.SUM, Op.CUMSUM, Op.MATMUL, Op.LINEAR}  # their meaning, run on magnitudes
+_SELECTIONS: dict[Op, Magnitude] = {
+    Op.MAXIMUM: lambda m, v: torch.maximum(m[0], m[1]),
+    Op.MINIMUM: lambda m, v: torch.maximum(m[0], m[1]),
+    Op.WHERE: lambda m, v: torch.where(v[0].to(torch.bool), m[1], m[2]),
+    Op.CLAMP: lambda m, v: m[0],
+}
+# (magnitude of the operand, the operand, |result|) -> the result's magnitude
+Sloped = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+_SLOPED: dict[Op, Sloped] = {
+    Op.EXP: lambda m, y, r: r * (1 + m),
+    Op.EXP2: lambda m, y, r: r * (1 + m * math.log(2)),
+    Op.EXPM1: lambda m, y, r: r + (r + 1) * m,
+    Op.LOG: lambda m, y, r: r + m / y.abs(),
+    Op.LOG2: lambda m, y, r: r + m / (y.abs() * math.log(2)),
+    Op.LOG10: lambda m, y, r: r + m / (y.abs() * math.log(10)),
+    Op.LOG1P: lambda m, y, r: r + m / (1 + y).abs(),
+    Op.SQRT: lambda m, y, r: r + m / (2 * r),
+    Op.RSQRT: lambda m, y, r: r + m * r / (2 * y.abs()),
+    Op.RECIPROCAL: lambda m, y, r: r + m * r * r,
+}
+_SLOPE_ONE = {Op.SIN, Op.COS, Op.TANH, Op.SIGMOID, Op.ERF, Op.ERFC, Op.ATAN, Op.RELU, Op.SILU}
+_CARRIED_OPS = {Op.SUM, Op.CUMSUM, Op.MATMUL, Op.LINEAR, Op.MAX, Op.MIN}  # their meaning, run on magnitudes
 _CARRIED_FAMILIES = {Family.VIEW, Family.RESIZE}
 
 
@@ -56,8 +83,14 @@ def _magnitudes_of(
     expr: Expr, fusion: Fusion, magnitudes: dict[str, torch.Tensor], values: dict[str, torch.Tensor]
 ) -> list[torch.Tensor]:
     operands = [magnitudes[name] for name in expr.inputs]
-    if expr.op in _ARITHMETIC:
-        return [_absolute(_ARITHMETIC[expr.op](operands, [values[name] for name in expr.inputs]))]
+    table = _ARITHMETIC if expr.op in _ARITHMETIC else _SELECTIONS
+    if expr.op in table:
+        return [_absolute(table[expr.op](operands, [values[name] for name in expr.inputs]))]
+    if expr.op in _SLOPED or expr.op in _SLOPE_ONE:
+        result = _absolute(values[expr.outputs[0]])
+        if expr.op in _SLOPE_ONE:
+            return [result + operands[0]]
+        return [_absolute(_SLOPED[expr.op](operands[0], values[expr.inputs[0]].double(), result))]
     if expr.op in _CARRIED_OPS or expr.op.family in _CARRIED_FAMILIES:
         # tensors by their magnitudes; scalars (bounds, shapes, pad values) as they are
         args = [values[n] if fusion.value(n).is_scalar else magnitudes[n] for n in expr.inputs]

@@ -99,7 +99,11 @@ def _worker(index: int, count: int, seed: int, scale: str, device: str, deadline
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    hypothesis_seed(seed * 1000 + index)(options(given(strategy)(body)))()
+    try:
+        hypothesis_seed(seed * 1000 + index)(options(given(strategy)(body)))()
+    except Exception as err:  # the generator itself failed: a failure of the campaign, shown as one
+        detail = "".join(traceback.format_exception(err))[-4000:]
+        results.put(Ran(index, failure=f"the fusion generator stopped this worker:\n{detail}"))
     results.put(index)  # this worker is done
 
 

@@ -158,14 +158,15 @@ class _Grower:
         return x if x.dtype.is_float else self.b.cast(x, F32)
 
     def partners(self, x: Value, *others: Value) -> list[Value]:
-        """Pool values that broadcast with `x` (and `others`) to a small shape of at least x's rank."""
-        fitting = []
+        """Pool values that broadcast with `x` (and `others`) to a shape of x's rank within the size budget
+        (or no larger than x: a `cat` may have made x larger than the budget)."""
+        fitting, budget = [], max(self.max_numel, x.numel)
         for v in self.pool:
             try:
                 shape = broadcast_extents(Op.ADD, [x.shape, *(o.shape for o in others), v.shape])
             except DefinitionError:
                 continue
-            if len(shape) == x.rank and math.prod(shape) <= self.max_numel:
+            if len(shape) == x.rank and math.prod(shape) <= budget:
                 fitting.append(v)
         return fitting
 

@@ -8,9 +8,12 @@ as a GPU's first launch compiles it (`hfuse.tools.triton_ir`), all in one child 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from special_sweep import DTYPES, cases, swept_ops
 from triton.backends import backends
+from wide_cases import wide_softmax
 
 from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError
@@ -36,3 +39,15 @@ def test_every_ops_kernels_compile_for_sm_90():
     launches = triton_irs(compileds, timeout_s=1200)
     for name, found in zip(names, launches, strict=True):
         assert found and all(".target sm_90" in launch.irs["ptx"] for launch in found), name
+
+
+def test_a_row_longer_than_int32_is_looped_over_on_the_gpu(monkeypatch):
+    """A loop bound in [2**31, 2**32) is typed uint32 by Triton and compared signed: the loop ran no
+    iteration (the compiler dropped it). Each loop of the compiled kernel must be there, bounded by a
+    positive count."""
+    monkeypatch.setenv("HFUSE_MAX_OUTPUT_BYTES", str(64 << 30))
+    compiled = compile_fusion(wide_softmax(), alias_outputs=False)
+    (launch,) = triton_irs([compiled], timeout_s=600)[0]
+    bounds = re.findall(r"scf\.for %\w+ = %c(-?\d+)_i\d+ to %c(-?\d+)_i\d+", launch.irs["ttir"])
+    assert len(bounds) == 3, launch.irs["ttir"]  # max, sum, then the normalized values
+    assert all(int(low) == 0 and int(high) > 0 for low, high in bounds), bounds

@@ -49,10 +49,30 @@ def test_a_difference_of_products_has_the_products_magnitude():
     [
         ("fd.add_output(fd.ops.sum(fd.ops.sub(a, b), dims=[1]))", lambda a, b: (a.abs() + b.abs()).sum(1)),
         ("fd.add_output(fd.ops.div(a, b))", lambda a, b: a.abs() / b.abs()),
-        ("fd.add_output(fd.ops.exp(fd.ops.sub(a, b)))", lambda a, b: (a - b).exp()),
+        ("fd.add_output(fd.ops.exp(fd.ops.sub(a, b)))", lambda a, b: (a - b).exp() * (1 + a.abs() + b.abs())),
+        ("fd.add_output(fd.ops.log(b))", lambda a, b: b.log().abs() + 1),
+        ("fd.add_output(fd.ops.sqrt(fd.ops.mul(b, b)))", lambda a, b: b + b * b / (2 * b)),
+        ("fd.add_output(fd.ops.sin(fd.ops.add(a, b)))", lambda a, b: (a + b).sin().abs() + a.abs() + b.abs()),
+        ("fd.add_output(fd.ops.maximum(fd.ops.sub(a, b), a))", lambda a, b: a.abs() + b.abs()),
+        (
+            "fd.add_output(fd.ops.where(fd.ops.gt(a, 0), fd.ops.mul(a, b), b))",
+            lambda a, b: (a * b).where(a > 0, b),
+        ),
         ("fd.add_output(fd.ops.permute(fd.ops.neg(a), dims=[1, 0]))", lambda a, b: a.abs().T),
+        ("fd.add_output(fd.ops.abs(fd.ops.atan2(a, b)))", lambda a, b: a.atan2(b)),
     ],
-    ids=["sum of differences", "quotient", "a special function restarts", "movement carries"],
+    ids=[
+        "sum of differences",
+        "quotient",
+        "exp scales by its operand's error",
+        "log divides by its operand",
+        "sqrt by its slope",
+        "slope one adds",
+        "maximum carries the larger",
+        "where carries the chosen",
+        "movement carries",
+        "another function restarts",
+    ],  # fmt: skip
 )
 def test_magnitudes_follow_the_ops(body, expected):
     fusion = _fusion(
@@ -76,6 +96,22 @@ def test_a_rounding_of_the_terms_passes_and_a_wrong_result_fails():
     wrong = expected + (magnitude * 0.05).float()  # 5% of the terms: not a rounding
     failed = compare(wrong, expected, dtype, magnitude=magnitude)
     assert not failed.ok and "its terms' magnitude" in failed.message
+
+
+def test_a_chain_of_exponentials_passes_an_operand_rounded_otherwise_and_fails_a_wrong_result():
+    fusion = _fusion(
+        "x = fd.define_tensor(shape=[256], contiguity=[True])\nfd.add_output(fd.ops.exp(fd.ops.exp(x)))"
+    )
+    x = torch.linspace(3.5, 4.4, 256)
+    (expected,) = evaluate(fusion, [x])
+    inner = torch.exp(x)
+    two_ulps_off = torch.nextafter(torch.nextafter(inner, inner + 1), inner + 1)
+    rounded = torch.exp(two_ulps_off)  # exp(exp(x)) amplifies the inner rounding by exp(x), ~80
+    (magnitude,) = output_magnitudes(fusion, [x])
+    dtype = fusion.value(fusion.outputs[0].name).dtype
+    assert not compare(rounded, expected, dtype).ok
+    assert compare(rounded, expected, dtype, magnitude=magnitude).ok
+    assert not compare(expected * 1.01, expected, dtype, magnitude=magnitude).ok
 
 
 def test_validation_scales_the_tolerance_by_the_terms_only_where_it_must():

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from hfuse.codegen.code import Body, Scope
 from hfuse.codegen.emit import compute_type, convert
 from hfuse.codegen.indexing import delinearize
-from hfuse.codegen.kernel import Part, cdiv, next_power_of_2
+from hfuse.codegen.kernel import INT32_LIMIT, Part, cdiv, next_power_of_2
 from hfuse.codegen.lower import Index, Lowering, describe
 from hfuse.codegen.options import Options
 from hfuse.codegen.rows import row_space, store_row_outputs, tile_rows
@@ -145,7 +145,14 @@ class RowReducer:
         start = self.body.fresh("start")
         self.body.deps[start] = frozenset({axis})
         extent = self.part.length if self.part else self.count
-        scope = self.body.open_loop(axis, f"for {start} in range(0, {extent}, {self.layout.cols}):")
+        if extent <= INT32_LIMIT:
+            scope = self.body.open_loop(axis, f"for {start} in range(0, {extent}, {self.layout.cols}):")
+        else:  # Triton types a bound in [2**31, 2**32) as uint32 and compares it signed: a loop over blocks
+            block = self.body.fresh("block")
+            self.body.deps[block] = frozenset({axis})
+            scope = self.body.open_loop(axis, f"for {block} in range(0, {cdiv(extent, self.layout.cols)}):")
+            first = f"{block} * tl.full([], {self.layout.cols}, tl.int64)"
+            self.body.define(start, first, frozenset({axis}), scope)
         yield self._define_columns(axis, start, scope)
         self.body.close_loop(scope)
 
