@@ -12,8 +12,9 @@ magnitudes they choose from. A function of one value carries its operand's round
 does (first order): `exp(y)` is off by |exp(y)| times y's error, so its magnitude is |exp(y)| (1 + m(y));
 `log(y)` adds m(y) / |y|; `sqrt`, `rsqrt` and `reciprocal` scale m(y) by their slopes; functions of slope
 at most about 1 (`sin`, `tanh`, `erf`, `sigmoid`, ...) add m(y). Any other op restarts from the absolute
-value of its result. A wrong kernel still fails: an error that is not a rounding of the terms is far
-larger than a few of their units.
+value of its result. An output computed through a rounding to a coarser float (a Float result of Half
+math) has its magnitude scaled up to that float's tolerance. A wrong kernel still fails: an error that
+is not a rounding of the terms is far larger than a few of their units.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from hfuse.dtypes import DataType
 from hfuse.ir import Expr, Family, Fusion, Op
 from hfuse.ops import OPS
 from hfuse.reference import evaluate_env
+from hfuse.tolerance import tolerance
 
 Magnitude = Callable[[list[torch.Tensor], list[torch.Tensor]], torch.Tensor]  # (magnitudes, values) -> one
 
@@ -73,10 +75,34 @@ def output_magnitudes(fusion: Fusion, inputs: Sequence[Any]) -> list[torch.Tenso
     for value in fusion.values:
         if value.is_scalar and value.const is not None:
             magnitudes[value.name] = _absolute(values[value.name])
+    coarsest: dict[str, float] = {}  # value -> the loosest rtol of a rounding on its way (0: none)
     for expr in fusion.exprs:
         found = _magnitudes_of(expr, fusion, magnitudes, values)
         magnitudes.update(zip(expr.outputs, found, strict=True))
-    return [magnitudes[out.name] for out in fusion.outputs]
+        before = max((coarsest.get(name, 0.0) for name in expr.inputs), default=0.0)
+        for name in expr.outputs:
+            coarsest[name] = max(before, _rounding(expr, fusion, name))
+    return [
+        magnitudes[out.name] * _widening(coarsest.get(out.name, 0.0), out.name, fusion)
+        for out in fusion.outputs
+    ]
+
+
+def _rounding(expr: Expr, fusion: Fusion, name: str) -> float:
+    """The relative tolerance of the rounding `expr` makes to a reduced float result (0: none)."""
+    dtype = fusion.value(name).dtype
+    if not dtype.is_reduced_float or expr.op.family in _CARRIED_FAMILIES or expr.op in _SELECTIONS:
+        return 0.0
+    if expr.op is Op.CAST and fusion.value(expr.inputs[0]).dtype is dtype:
+        return 0.0
+    return tolerance(dtype).rtol
+
+
+def _widening(coarsest: float, name: str, fusion: Fusion) -> float:
+    """How much more than its own dtype's tolerance an output's rounding may be: a Float result computed
+    from Half values was rounded to Half on its way (it can be a Half unit in the last place off)."""
+    own = tolerance(fusion.value(name).dtype).rtol
+    return max(1.0, coarsest / own) if own else 1.0
 
 
 def _magnitudes_of(

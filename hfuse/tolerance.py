@@ -125,10 +125,12 @@ def _compare_exact(actual: torch.Tensor, expected: torch.Tensor) -> Comparison:
 
 def _scale(expected: torch.Tensor, magnitude: torch.Tensor) -> torch.Tensor:
     """The larger of |expected| and the terms' magnitude; |expected| where the magnitude is not finite (an
-    intermediate that overflowed says nothing about the rounding of a finite result)."""
+    intermediate that overflowed says nothing about the rounding of a finite result). A finite magnitude
+    beyond the compared dtype's range counts as its largest value."""
     size = expected.abs()
-    magnitude = magnitude.to(size.dtype)
-    return torch.where(torch.isfinite(magnitude), torch.maximum(size, magnitude), size)
+    finite = torch.isfinite(magnitude)
+    magnitude = magnitude.clamp(max=torch.finfo(size.dtype).max).to(size.dtype)
+    return torch.where(finite, torch.maximum(size, magnitude), size)
 
 
 def _compute_dtype(actual: torch.Tensor, expected: torch.Tensor) -> torch.dtype:

@@ -217,6 +217,7 @@ def test_a_symbolic_double_scalar_meets_a_float_tensor_in_float32():
         (F32, -1e-300, NEGATIVE_ZERO),  # -0.0 written from its bits
         (F16, 70000.0, "70000.0"),
         (BF16, 1e-300, "0.0"),
+        (F32, -5.877471754111438e-39, "tl.cast(-5.877471754111438e-39, tl.float32)"),  # a float64 to Triton
     ],
 )
 def test_a_float_constant_meets_a_tensor_in_the_ops_float32_math(dtype, constant, emitted):

@@ -82,12 +82,44 @@ def _casts_of_a_symbolic_scalar() -> Fusion:
     return b.build()
 
 
+def _subnormal_bound_in_a_looped_softmax() -> Fusion:
+    """A float32 subnormal constant: Triton types the number as a float64, which widened the block and
+    changed the type of the loop-carried row maximum (a compile error on the GPU)."""
+    b = Builder()
+    x = b.op(Op.MINIMUM, b.define_tensor((512, 64), F32), b.const(-5.877471754111438e-39))
+    peak = b.op(Op.MAX, x, dims=[0], keepdim=True)
+    e = b.op(Op.EXP, b.op(Op.SUB, x, peak))
+    b.add_output(b.op(Op.DIV, e, b.sum(e, [0], keepdim=True)))
+    return b.build()
+
+
+def _mean_of_infinities() -> Fusion:
+    """torch's Welford mean is NaN where a reduced element is infinite; a sum divided by the count is not."""
+    b = Builder()
+    x = b.op(Op.ADD, b.define_tensor((3, 7), F32), b.const(float("-inf")))
+    var, mean = b.add(Op.VAR_MEAN, [x], {"dims": [0, 1], "correction": 0, "keepdim": True})
+    b.add_output(b.cast(mean, BF16))
+    b.add_output(var)
+    return b.build()
+
+
+def _pad_with_the_largest_int64() -> Fusion:
+    """An integer fill is exact (the reference once passed it through a double: 2**63 - 1 became -2**63)."""
+    b = Builder()
+    x = b.define_tensor((8,), DataType.Int)
+    b.add_output(b.op(Op.PAD, x, b.const(2**63 - 1, DataType.Int), pad_widths=[-1, 2]))
+    return b.build()
+
+
 REGRESSIONS = [
     ("scalar_between_kernels", _scalar_between_kernels),
     ("casts_to_reduced_floats", _casts_to_reduced_floats),
     ("keepdim_reduction_of_one_element", _keepdim_reduction_of_one_element),
     ("reduced_float_results_read_as_float", _reduced_float_results_read_as_float),
     ("casts_of_a_symbolic_scalar", _casts_of_a_symbolic_scalar),
+    ("subnormal_bound_in_a_looped_softmax", _subnormal_bound_in_a_looped_softmax),
+    ("mean_of_infinities", _mean_of_infinities),
+    ("pad_with_the_largest_int64", _pad_with_the_largest_int64),
 ]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from hfuse.dtypes import DataType
 from hfuse.errors import ValidationError
 from hfuse.loader import load
 from hfuse.magnitude import output_magnitudes
@@ -112,6 +113,28 @@ def test_a_chain_of_exponentials_passes_an_operand_rounded_otherwise_and_fails_a
     assert not compare(rounded, expected, dtype).ok
     assert compare(rounded, expected, dtype, magnitude=magnitude).ok
     assert not compare(expected * 1.01, expected, dtype, magnitude=magnitude).ok
+
+
+def test_a_float_result_of_half_math_may_be_a_half_unit_off():
+    fusion = _fusion(
+        "x = fd.define_tensor(shape=[256], contiguity=[True], dtype=DataType.Half)\n"
+        "fd.add_output(fd.ops.cast(fd.ops.exp(x), dtype=DataType.Float))"
+    )
+    x = torch.linspace(-2.7, -2.5, 256).half()
+    (expected,) = evaluate(fusion, [x])
+    half_unit_off = torch.nextafter(expected.half(), torch.tensor(1.0).half()).float()
+    (magnitude,) = output_magnitudes(fusion, [x])
+    assert not compare(half_unit_off, expected, DataType.Float).ok
+    assert compare(half_unit_off, expected, DataType.Float, magnitude=magnitude).ok
+    assert not compare(expected * 1.01, expected, DataType.Float, magnitude=magnitude).ok
+
+
+def test_a_magnitude_beyond_the_compared_dtype_counts_as_its_largest_value():
+    expected = torch.tensor([8.260650206989658e37])
+    got = torch.tensor([8.260524963110355e37])  # 1.5e-5 off, against terms of 4e40
+    magnitude = torch.tensor([3.95e40], dtype=torch.float64)
+    assert not compare(got, expected, DataType.Float).ok
+    assert compare(got, expected, DataType.Float, magnitude=magnitude).ok
 
 
 def test_validation_scales_the_tolerance_by_the_terms_only_where_it_must():

@@ -50,6 +50,9 @@ def compute_type(dtype: DataType) -> str:
 NEGATIVE_ZERO = "tl.cast(tl.cast(-2147483648, tl.int32), tl.float32, bitcast=True)"
 
 
+FLOAT32_TINY = 2.0**-126  # float32's smallest normal
+
+
 def literal(value: bool | int | float | complex) -> str:
     """A constant as kernel source: a Python number (weakly typed in Triton), or for -0.0 an expression."""
     if isinstance(value, bool):
@@ -65,6 +68,16 @@ def literal(value: bool | int | float | complex) -> str:
             return NEGATIVE_ZERO
         return repr(value)
     raise UnsupportedError(f"the constant {value!r} is complex; kernels support real numbers only")
+
+
+def literal_as(value: bool | int | float, dtype: DataType) -> str:
+    """A constant already among the values of `dtype`'s compute type, as kernel source of that type: Triton
+    types a number below float32's smallest normal as a float64, which would widen a float32 op to float64
+    (and change the type of a value a loop carries)."""
+    text = literal(value)
+    if isinstance(value, float) and compute_type(dtype) == "tl.float32" and 0 < abs(value) < FLOAT32_TINY:
+        return f"tl.cast({text}, tl.float32)"
+    return text
 
 
 def convert(expr: str, source: DataType, target: DataType) -> str:

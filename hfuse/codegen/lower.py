@@ -26,6 +26,7 @@ from hfuse.codegen.emit import (
     compute_type,
     convert,
     literal,
+    literal_as,
     power_by_constant,
     round_down,
     storage_type,
@@ -309,7 +310,8 @@ class Lowering:
             whole = isinstance(const, int) and not isinstance(const, bool)
             if (whole and target.is_float) or (isinstance(const, float) and target is DataType.Double):
                 return text
-            return literal(_python_cast(const, DataType.Float if target.is_reduced_float else target))
+            held = DataType.Float if target.is_reduced_float else target
+            return literal_as(_python_cast(const, held), target)
         if value.dtype is DataType.Double and target.is_float and target is not DataType.Double:
             return f"tl.cast({text}, tl.float32)"
         if target is DataType.Bool and value.dtype is not DataType.Bool:
@@ -323,7 +325,7 @@ class Lowering:
     def _cast(self, expr: Expr, index: Index) -> str:
         source, out = self._input(expr, 0), self._out(expr)
         if source.is_scalar and source.const is not None:
-            return literal(_python_cast(source.const, out.dtype))
+            return literal_as(_python_cast(source.const, out.dtype), out.dtype)
         text = self._operand(source, index, out.shape)
         if source.is_scalar:
             cast = _in_own_type(f"tl.cast({text}, {compute_type(out.dtype)})", out.dtype)
@@ -368,7 +370,7 @@ class Lowering:
     def _full(self, expr: Expr, index: Index) -> str:
         fill, out = self._input(expr, 0), self._out(expr)
         if fill.const is not None:
-            return literal(_python_cast(fill.const, out.dtype))
+            return literal_as(_python_cast(fill.const, out.dtype), out.dtype)
         filled = _in_own_type(f"tl.cast({fill.name}, {compute_type(out.dtype)})", out.dtype)
         return self.assign(filled, out.name.lower(), describe(expr))
 

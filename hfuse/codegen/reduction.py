@@ -404,7 +404,10 @@ def partial_types(expr: Expr, values: Mapping[str, Value]) -> tuple[DataType, ..
 
 def statistics(lowering: Lowering, expr: Expr, mean: str, m2: str, count: int) -> dict[str, str]:
     """The outputs of a VAR, VAR_MEAN or WELFORD expr from the mean of `count` elements and the sum of
-    their squared deviations from it."""
+    their squared deviations from it. As torch's Welford mean, the mean of more than one element is NaN
+    where an element is infinite (the squared deviations are NaN there)."""
+    if count > 1:
+        mean = lowering.assign(f"tl.where({m2} != {m2}, {m2}, {mean})", "mean")
     if expr.op is Op.WELFORD:
         return dict(zip(expr.outputs, (mean, m2, str(count)), strict=True))
     denominator = max(count - expr.attr("correction"), 0)

@@ -129,7 +129,8 @@ def _pad(args: list[Tensor], attrs: dict[str, Any]) -> Tensor:
     elif not x.is_floating_point() and not x.is_complex():
         value = int(value)
     widths = attrs["pad_widths"]
-    return F.pad(x, widths, value=value) if widths else x.clone()
+    # constant_pad_nd keeps an integer fill exact; F.pad passes it as a double (2**63 - 1 became -2**63)
+    return torch.constant_pad_nd(x, widths, value) if widths else x.clone()
 
 
 def _full(
