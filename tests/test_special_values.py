@@ -26,27 +26,9 @@ TORCH_CPU = {
     **{f"{op}-{dtype}": _DIVISOR for op in ("fmod", "remainder", "mod") for dtype in FLOATS},
 }  # fmt: skip
 
-_OVERFLOWING_MEAN = (
-    "the mean is the sum over the count, which overflows for rows of the largest value (torch's Welford "
-    "update does not); and torch's Welford mean of a row with one infinity is NaN, the kernel's inf"
-)
 OPEN = {
     "nextafter-Half": "nextafter is generated for Float and Double only (UnsupportedError)",
     "nextafter-BFloat16": "nextafter is generated for Float and Double only (UnsupportedError)",
-    **{
-        f"{op}-{dtype}": (
-            "a Double scalar beyond the tensor's float range (1e-300) is tested against 0 as a double; "
-            "torch first converts it to the tensor's type, where it is 0"
-        )
-        for op in ("logical_and", "logical_or")
-        for dtype in FLOATS[1:]
-    },
-    "logical_and-Int32": "an Int scalar beyond Int32 (2**40) is tested as an int64; torch wraps it to 0",
-    "logical_or-Int32": "an Int scalar beyond Int32 (2**40) is tested as an int64; torch wraps it to 0",
-    **{
-        f"lerp-{dtype}": "end - start overflows to inf between the extremes, where torch's result is finite"
-        for dtype in ("Double", "Float", "BFloat16")
-    },
     **{
         f"threshold-{dtype}": "threshold of a Bool scalar is not promoted as torch promotes it"
         for dtype in FLOATS
@@ -54,10 +36,6 @@ OPEN = {
     "threshold-Int": "threshold of an integer tensor by a NaN or infinite Double threshold or value",
     "threshold-Int32": "threshold of an integer tensor by a NaN or infinite Double threshold or value",
     "threshold-Bool": "threshold of a Bool tensor by Double thresholds compares as Bool",
-    **{f"{op}-{dtype}": _OVERFLOWING_MEAN for op in ("var", "var_mean") for dtype in ("Double", "Float",
-                                                                                      "BFloat16")},
-    "var_mean-Half": _OVERFLOWING_MEAN,
-    "full-Int": "the reference pads an Int tensor with the largest int64 through a float: -2**63",
 }  # fmt: skip
 
 

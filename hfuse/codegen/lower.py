@@ -281,6 +281,9 @@ class Lowering:
             )
         elif policy is Policy.WHERE:
             targets = [operands[0].dtype] + [out.dtype] * (len(operands) - 1)
+        elif expr.op in _TRUTH_OF_PROMOTED and tensors:  # torch tests a scalar in the tensors' type
+            common = _with_scalars(common_tensor_type(tensors), operands)
+            targets = [v.dtype if v.is_tensor else common for v in operands]
         else:
             targets = [v.dtype for v in operands]
         texts = [
@@ -291,7 +294,10 @@ class Lowering:
         ]
         text = emit(texts, Types(out.dtype, tuple(targets)))
         blocks = [t for t, v in zip(texts, operands, strict=True) if v.is_tensor]
-        scalars_as_blocks = _HELPER_CALL.search(text) or NEGATIVE_ZERO in texts
+        cast_scalars = expr.op in _TRUTH_OF_PROMOTED and any(
+            t.startswith("tl.cast(") for t, v in zip(texts, operands, strict=True) if v.is_scalar
+        )  # a 0-d value tested against 0: the interpreter would take the test for a float
+        scalars_as_blocks = _HELPER_CALL.search(text) or NEGATIVE_ZERO in texts or cast_scalars
         if scalars_as_blocks and blocks and not all(v.is_tensor for v in operands):
             typed = zip(texts, operands, targets, strict=True)
             texts = [_as_block(t, v, target, blocks[0]) for t, v, target in typed]
@@ -457,6 +463,11 @@ def _tensor_operand(text: str, source: DataType, target: DataType, policy: Polic
     if source.is_int and target in _INT_OPERAND_IN and policy in (Policy.PROMOTE, Policy.TO_OUTPUT):
         return f"{_INT_OPERAND_IN[target]}({text})"
     return convert(text, source, target)
+
+
+# ops that test their operands' truth after torch's type promotion: -1e-300 beside a Float tensor is the
+# float32 0 (false), 2**40 beside an Int32 one wraps to 0
+_TRUTH_OF_PROMOTED = (Op.LOGICAL_AND, Op.LOGICAL_OR)
 
 
 def _with_scalars(common: DataType, operands: Sequence[Value]) -> DataType:

@@ -278,8 +278,9 @@ def _nextafter64(a, b):
         """
 def _lerp(start, end, weight):
     diff = end - start
-    # as torch: from the nearer end, where |weight| < 0.5 (a negative weight too)
-    return tl.where(tl.abs(weight) < 0.5, start + weight * diff, end - diff * (1.0 - weight))
+    # as torch: from the nearer end, where |weight| < 0.5 (a negative weight too), each in one rounding as
+    # torch's compiled kernels contract it (max - 2 * max is -max, not max - inf)
+    return tl.where(tl.abs(weight) < 0.5, tl.fma(weight, diff, start), tl.fma(-diff, 1.0 - weight, end))
 """,
         (),
     ),

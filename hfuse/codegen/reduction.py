@@ -247,14 +247,36 @@ class RowReducer:
     def _mean_and_m2(
         self, lowering: Lowering, expr: Expr, rows: dict[int, str], count: str
     ) -> tuple[str, str]:
-        """The mean of each row's `count` elements, then the sum of their squared deviations from it."""
+        """The mean of each row's `count` elements, then the sum of their squared deviations from it. The
+        mean sums the elements' differences from the row's (or part's) first element beside the elements
+        themselves, in one pass: a row of the largest value does not overflow (as with torch's Welford
+        update) and a row far from zero keeps its digits; where the differences overflow (a row holding
+        both ends of the range) the plain sum is the mean's."""
         source = lowering.values[expr.inputs[0]]
         stats = _stats_type(source.dtype)
         element = lambda full: lowering.value(source.name, full)  # noqa: E731
-        (total,) = self._accumulate(
-            lowering, rows, [Term(Op.SUM, element, source.dtype, stats, "total", describe(expr))]
-        )
-        mean = lowering.assign(f"{total} / {count}", "mean")
+        plain = Term(Op.SUM, element, source.dtype, stats, "total", describe(expr))
+        if not self.count:
+            (total,) = self._accumulate(lowering, rows, [plain])
+            mean = lowering.assign(f"{total} / {count}", "mean")
+        else:
+            first = self.part.start if self.part else "0"
+            at = dict(zip(self.dims, delinearize(first, [self.shape[d] for d in self.dims]), strict=True))
+            positions = tuple(at[d] if d in at else rows[d] for d in range(len(self.shape)))
+            shift = lowering.assign(
+                convert(element(Index(positions, self.row_mask)), source.dtype, stats), "shift"
+            )
+
+            def shifted(full: Index) -> str:
+                return f"{convert(element(full), source.dtype, stats)} - {shift}"
+
+            total, offsets = self._accumulate(
+                lowering, rows, [plain, Term(Op.SUM, shifted, stats, stats, "offsets")]
+            )
+            finite = f'tl.abs({offsets}) < float("inf")'
+            mean = lowering.assign(
+                f"tl.where({finite}, {shift} + {offsets} / {count}, {total} / {count})", "mean"
+            )
 
         def squared(full: Index) -> str:
             centered = lowering.assign(f"{convert(element(full), source.dtype, stats)} - {mean}", "centered")

@@ -79,7 +79,10 @@ def _var(
 def _welford(args: list[Tensor], attrs: dict[str, Any], outs: Sequence[DataType]) -> tuple[Tensor, ...]:
     x = _statistics_input(args[0], outs)
     dims = _dims_or_all(x, attrs["dims"])
-    mean = x.mean(dim=dims, keepdim=True)
+    # a Welford mean, as nvFuser's: finite for a row of the largest value, NaN for a row with an infinity
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*degrees of freedom is <= 0", category=UserWarning)
+        _, mean = torch.var_mean(x, dim=dims, correction=0, keepdim=True)
     var_sum = ((x - mean) ** 2).sum(dim=dims)
     count = 1
     for d in dims:
