@@ -53,8 +53,9 @@ KERNEL_HELP = {
 STAGE_HELP = (
     "The first call of a new fusion: loading the script, the passes, segmentation and code generation, "
     "loading the kernel modules, compiling the kernels (side by side in child processes, when there are "
-    "several), the first launches (where Triton compiles a kernel not compiled before), and the check "
-    "against torch (the reference, then the comparison)"
+    "several), the first launches (where Triton compiles a kernel not compiled before), the check "
+    "against torch (the reference, then the comparison) and, on a GPU, the same check of a second run on "
+    "copies of the inputs holding NaN and infinities (special values)"
 )
 
 

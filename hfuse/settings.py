@@ -109,6 +109,12 @@ ALWAYS_VALIDATE = Setting(
     "check the first run of every plan against the torch reference even when an earlier process "
     "validated the same kernels",
 )
+VALIDATE_SPECIAL_VALUES = Setting(
+    "HFUSE_VALIDATE_SPECIAL_VALUES",
+    AUTO,
+    "after the first run's check, run the kernels once more on copies of the inputs holding NaN and "
+    "infinities and check those results too; auto: where kernels run on a GPU (1 or 0 to choose)",
+)
 PARALLEL_COMPILE = Setting(
     "HFUSE_PARALLEL_COMPILE",
     "1",

@@ -111,6 +111,15 @@ def _pad_with_the_largest_int64() -> Fusion:
     return b.build()
 
 
+def _cat_along_the_programs_dim() -> Fusion:
+    """A cat along a dim that a transpose kernel's programs walk: which piece is read is a test of the
+    program's position (a 0-d value), which the interpreter would not take in a load's mask."""
+    b = Builder()
+    x = b.define_tensor((1, 1, 2, 3), F32, (6, 1, 1, 2))
+    b.add_output(b.op(Op.CAT, x, x, dim=0))
+    return b.build()
+
+
 REGRESSIONS = [
     ("scalar_between_kernels", _scalar_between_kernels),
     ("casts_to_reduced_floats", _casts_to_reduced_floats),
@@ -120,6 +129,7 @@ REGRESSIONS = [
     ("subnormal_bound_in_a_looped_softmax", _subnormal_bound_in_a_looped_softmax),
     ("mean_of_infinities", _mean_of_infinities),
     ("pad_with_the_largest_int64", _pad_with_the_largest_int64),
+    ("cat_along_the_programs_dim", _cat_along_the_programs_dim),
 ]
 
 

@@ -558,3 +558,20 @@ def test_runs_on_the_device_of_the_inputs(device):
     (out,) = run(Op.ADD, [x, 1.0])
     assert out.device == x.device
     assert_close(out.cpu(), x.cpu() + 1.0)
+
+
+@pytest.mark.parametrize("op", [Op.VAR_MEAN, Op.WELFORD])
+def test_the_mean_of_a_row_holding_an_infinity_is_nan_wherever_it_falls(op):
+    """torch's Welford mean is inf where the infinity is reduced last and NaN where a finite element
+    follows it; the reference does not depend on where it falls."""
+    b = FusionBuilder()
+    x = b.define_tensor([3, 4], DataType.Float)
+    attrs = {"dims": [1], "correction": 0, "keepdim": False} if op is Op.VAR_MEAN else {"dims": [1]}
+    outs = b.add(op, [x], attrs)
+    for out in outs:
+        b.add_output(out)
+    fusion = b.build()
+    t = torch.ones(3, 4)
+    t[0, 0], t[1, 3] = math.inf, -math.inf
+    mean = evaluate(fusion, [t])[1 if op is Op.VAR_MEAN else 0]
+    assert mean[0].isnan() and mean[1].isnan() and mean[2] == 1.0

@@ -346,7 +346,10 @@ class Lowering:
         named = tuple(d if is_plain(d) else self.assign(d, "ix") for d in dims)
         if not inside:
             return Index(named, index.mask), None
-        condition = self.assign(" & ".join(inside), "inside")
+        text = " & ".join(inside)
+        if not self.body.deps_of(text):  # the program's own position: the interpreter takes a mask of a
+            text = f"tl.full([1], 1, tl.int1) & {text}"  # 0-d test and a block for no bool, so a block
+        condition = self.assign(text, "inside")
         return Index(named, index.mask | {condition}), condition
 
     def _movement(self, expr: Expr, index: Index) -> str:

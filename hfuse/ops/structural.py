@@ -4,6 +4,7 @@ computes it (codegen lowers it at an index) or torch does."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -73,7 +74,19 @@ def _var(
     with warnings.catch_warnings():
         # Too few elements for the correction gives inf or NaN, as in nvFuser; torch also warns.
         warnings.filterwarnings("ignore", message=".*degrees of freedom is <= 0", category=UserWarning)
-        return torch.var(x, **kwargs) if op is Op.VAR else torch.var_mean(x, **kwargs)
+        if op is Op.VAR:
+            return torch.var(x, **kwargs)
+        var, mean = torch.var_mean(x, **kwargs)
+    return var, _welford_mean(x, mean, dims, attrs["keepdim"])
+
+
+def _welford_mean(x: Tensor, mean: Tensor, dims: Sequence[int], keepdim: bool) -> Tensor:
+    """torch's Welford mean of more than one element where one is infinite: inf where the infinity is
+    reduced last, NaN where a finite element follows it (an order torch does not fix); NaN here."""
+    if x.is_complex() or math.prod(x.shape[d] for d in dims) < 2:
+        return mean
+    infinite = torch.isinf(x).any(dim=dims, keepdim=keepdim)
+    return torch.where(infinite, torch.full_like(mean, math.nan), mean)
 
 
 def _welford(args: list[Tensor], attrs: dict[str, Any], outs: Sequence[DataType]) -> tuple[Tensor, ...]:
@@ -83,6 +96,7 @@ def _welford(args: list[Tensor], attrs: dict[str, Any], outs: Sequence[DataType]
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*degrees of freedom is <= 0", category=UserWarning)
         _, mean = torch.var_mean(x, dim=dims, correction=0, keepdim=True)
+    mean = _welford_mean(x, mean, dims, keepdim=True)
     var_sum = ((x - mean) ** 2).sum(dim=dims)
     count = 1
     for d in dims:

@@ -23,7 +23,7 @@ from hfuse.backends import BACKENDS, EAGER, HFUSE, INDUCTOR, STRATEGIES
 from hfuse.errors import DefinitionError, UnsupportedError
 from hfuse.ir import Fusion
 from hfuse.pipeline import Compiled, Progress, compile_eager, compile_fusion
-from hfuse.runtime import autotune
+from hfuse.runtime import autotune, special_probe
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
 from hfuse.runtime.memory import check_run_memory, out_of_memory_detail, out_of_memory_error, run_bytes
 from hfuse.runtime.parallel_compile import DryLaunch, compile_side_by_side
@@ -251,12 +251,23 @@ def _launch_and_validate(
         if remembered is None:
             tell("checking the outputs against the torch reference")
             plan.max_abs_error = validate_outputs(plan.compiled, inputs, results, plan.stage_ms)
+            if special_probe.wanted():
+                tell("checking the kernels on inputs holding NaN and infinities")
+                special_probe.check_special_values(
+                    plan.compiled, inputs, partial(_outputs_of, plan), plan.stage_ms
+                )
             if key:
                 remember(key, plan.max_abs_error)
         else:
             plan.max_abs_error = remembered
         plan.validated = True
     return results, reruns
+
+
+def _outputs_of(plan: Plan, inputs: Sequence[Any]) -> list[torch.Tensor]:
+    """The plan's outputs on `inputs`, every kernel output poisoned first."""
+    env, _ = _run_segments(plan, inputs, poison=True, tell=_silent)
+    return [env[name] for name in plan.outputs]
 
 
 def _silent(step: str) -> None:
