@@ -120,6 +120,14 @@ def _cat_along_the_programs_dim() -> Fusion:
     return b.build()
 
 
+def _pad_of_one_element_to_its_fill() -> Fusion:
+    """A one-element result stored through a scalar pointer: its pad test must stay a number, not a block."""
+    b = Builder()
+    x = b.define_tensor((1,), F32)
+    b.add_output(b.op(Op.PAD, x, b.const(float("inf")), pad_widths=[1, -1]))
+    return b.build()
+
+
 REGRESSIONS = [
     ("scalar_between_kernels", _scalar_between_kernels),
     ("casts_to_reduced_floats", _casts_to_reduced_floats),
@@ -130,6 +138,7 @@ REGRESSIONS = [
     ("mean_of_infinities", _mean_of_infinities),
     ("pad_with_the_largest_int64", _pad_with_the_largest_int64),
     ("cat_along_the_programs_dim", _cat_along_the_programs_dim),
+    ("pad_of_one_element_to_its_fill", _pad_of_one_element_to_its_fill),
 ]
 
 

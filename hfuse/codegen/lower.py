@@ -347,8 +347,10 @@ class Lowering:
         if not inside:
             return Index(named, index.mask), None
         text = " & ".join(inside)
-        if not self.body.deps_of(text):  # the program's own position: the interpreter takes a mask of a
-            text = f"tl.full([1], 1, tl.int1) & {text}"  # 0-d test and a block for no bool, so a block
+        if _NAMED.search(text) and not self.body.deps_of(text):
+            # a test of the program's own position (a 0-d value): the interpreter takes its & with a block
+            # for no bool in a load's mask, so it is made a block
+            text = f"tl.full([1], 1, tl.int1) & {text}"
         condition = self.assign(text, "inside")
         return Index(named, index.mask | {condition}), condition
 
@@ -467,6 +469,8 @@ def _tensor_operand(text: str, source: DataType, target: DataType, policy: Polic
         return f"{_INT_OPERAND_IN[target]}({text})"
     return convert(text, source, target)
 
+
+_NAMED = re.compile(r"[A-Za-z_]")  # a name in an index expression (the rest are numbers)
 
 # ops that test their operands' truth after torch's type promotion: -1e-300 beside a Float tensor is the
 # float32 0 (false), 2**40 beside an Int32 one wraps to 0
