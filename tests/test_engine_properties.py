@@ -8,7 +8,7 @@ import os
 import pytest
 from engine_check import check_engine
 from hypothesis import HealthCheck, given, note, settings
-from random_fusions import BF16, F16, F32, fusions
+from random_fusions import BF16, F16, F32, THRESHOLD, fusions
 from segment_cases import Builder
 
 from hfuse.dtypes import DataType
@@ -128,6 +128,16 @@ def _pad_of_one_element_to_its_fill() -> Fusion:
     return b.build()
 
 
+def _mean_of_the_largest_values_and_a_small_one() -> Fusion:
+    """[0.5, max, max]: differences from the first element overflow, and so does the plain sum; torch's
+    Welford mean is finite."""
+    b = Builder()
+    x = b.define_tensor((3,), F32)
+    large = b.op(Op.WHERE, b.op(Op.GT, x, b.const(THRESHOLD)), x, b.const(3.4028234663852886e38))
+    b.add_output(b.add(Op.VAR_MEAN, [large], {"dims": [0], "correction": 0, "keepdim": False})[1])
+    return b.build()
+
+
 REGRESSIONS = [
     ("scalar_between_kernels", _scalar_between_kernels),
     ("casts_to_reduced_floats", _casts_to_reduced_floats),
@@ -139,6 +149,7 @@ REGRESSIONS = [
     ("pad_with_the_largest_int64", _pad_with_the_largest_int64),
     ("cat_along_the_programs_dim", _cat_along_the_programs_dim),
     ("pad_of_one_element_to_its_fill", _pad_of_one_element_to_its_fill),
+    ("mean_of_the_largest_values_and_a_small_one", _mean_of_the_largest_values_and_a_small_one),
 ]
 
 

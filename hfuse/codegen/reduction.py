@@ -251,12 +251,12 @@ class RowReducer:
         mean sums the elements' differences from the row's (or part's) first element beside the elements
         themselves, in one pass: a row of the largest value does not overflow (as with torch's Welford
         update) and a row far from zero keeps its digits; where the differences overflow (a row holding
-        both ends of the range) the plain sum is the mean's."""
+        both ends of the range), the sum of the elements each divided by the count is the mean."""
         source = lowering.values[expr.inputs[0]]
         stats = _stats_type(source.dtype)
         element = lambda full: lowering.value(source.name, full)  # noqa: E731
-        plain = Term(Op.SUM, element, source.dtype, stats, "total", describe(expr))
         if not self.count:
+            plain = Term(Op.SUM, element, source.dtype, stats, "total", describe(expr))
             (total,) = self._accumulate(lowering, rows, [plain])
             mean = lowering.assign(f"{total} / {count}", "mean")
         else:
@@ -266,16 +266,25 @@ class RowReducer:
             shift = lowering.assign(
                 convert(element(Index(positions, self.row_mask)), source.dtype, stats), "shift"
             )
+            share = lowering.assign(f"1.0 / {count}", "share")
 
             def shifted(full: Index) -> str:
                 return f"{convert(element(full), source.dtype, stats)} - {shift}"
 
-            total, offsets = self._accumulate(
-                lowering, rows, [plain, Term(Op.SUM, shifted, stats, stats, "offsets")]
+            def scaled(full: Index) -> str:
+                return f"{convert(element(full), source.dtype, stats)} * {share}"
+
+            offsets, scaled_total = self._accumulate(
+                lowering,
+                rows,
+                [
+                    Term(Op.SUM, shifted, stats, stats, "offsets", describe(expr)),
+                    Term(Op.SUM, scaled, stats, stats, "scaled"),
+                ],
             )
             finite = f'tl.abs({offsets}) < float("inf")'
             mean = lowering.assign(
-                f"tl.where({finite}, {shift} + {offsets} / {count}, {total} / {count})", "mean"
+                f"tl.where({finite}, {shift} + {offsets} / {count}, {scaled_total})", "mean"
             )
 
         def squared(full: Index) -> str:
