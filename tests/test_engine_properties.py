@@ -138,6 +138,14 @@ def _mean_of_the_largest_values_and_a_small_one() -> Fusion:
     return b.build()
 
 
+def _addcmul_onto_one_broadcast_element() -> Fusion:
+    """addcmul whose x is one element broadcast: read as a number, which the math helper must widen."""
+    b = Builder()
+    x, t = b.define_tensor((1,), F32, (0,)), b.define_tensor((2,), F32)
+    b.add_output(b.op(Op.ADDCMUL, b.bcast(x, (2,), [0]), t, t, b.const(0.5)))
+    return b.build()
+
+
 REGRESSIONS = [
     ("scalar_between_kernels", _scalar_between_kernels),
     ("casts_to_reduced_floats", _casts_to_reduced_floats),
@@ -150,6 +158,7 @@ REGRESSIONS = [
     ("cat_along_the_programs_dim", _cat_along_the_programs_dim),
     ("pad_of_one_element_to_its_fill", _pad_of_one_element_to_its_fill),
     ("mean_of_the_largest_values_and_a_small_one", _mean_of_the_largest_values_and_a_small_one),
+    ("addcmul_onto_one_broadcast_element", _addcmul_onto_one_broadcast_element),
 ]
 
 

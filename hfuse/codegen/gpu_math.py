@@ -32,6 +32,7 @@ def _addcmul(x, t1, t2, v):
     # add into an fma, which keeps a product beyond the largest value finite (-inf + 3e38 * 3e38 would be
     # -inf, not NaN): where the rounded product is infinite, the sum is that infinity, NaN against the other
     p = v * (t1 * t2)
+    x, p = tl.broadcast(x, p)  # a one-element x read as a number: the interpreter tests a 0-d x as a float
     at_infinity = tl.where((x != x) | (x == -p), float("nan"), p)
     return tl.where(tl.abs(p) == float("inf"), at_infinity, x + p)
 """,
