@@ -146,6 +146,14 @@ def _addcmul_onto_one_broadcast_element() -> Fusion:
     return b.build()
 
 
+def _pad_along_a_programs_dim_and_a_tiled_one() -> Fusion:
+    """A pad test of a program's position beside one of a tile's: each a block before they are joined."""
+    b = Builder()
+    x = b.define_tensor((2, 1, 2), DataType.Int, (1, 2, 2))
+    b.add_output(b.op(Op.PAD, x, b.const(2**63 - 1, DataType.Int), pad_widths=[0, 1, 0, 1]))
+    return b.build()
+
+
 REGRESSIONS = [
     ("scalar_between_kernels", _scalar_between_kernels),
     ("casts_to_reduced_floats", _casts_to_reduced_floats),
@@ -159,6 +167,7 @@ REGRESSIONS = [
     ("pad_of_one_element_to_its_fill", _pad_of_one_element_to_its_fill),
     ("mean_of_the_largest_values_and_a_small_one", _mean_of_the_largest_values_and_a_small_one),
     ("addcmul_onto_one_broadcast_element", _addcmul_onto_one_broadcast_element),
+    ("pad_along_a_programs_dim_and_a_tiled_one", _pad_along_a_programs_dim_and_a_tiled_one),
 ]
 
 

@@ -346,12 +346,15 @@ class Lowering:
         named = tuple(d if is_plain(d) else self.assign(d, "ix") for d in dims)
         if not inside:
             return Index(named, index.mask), None
-        text = " & ".join(inside)
-        if _NAMED.search(text) and not self.body.deps_of(text):
-            # a test of the program's own position (a 0-d value): the interpreter takes its & with a block
-            # for no bool in a load's mask, so it is made a block
-            text = f"tl.full([1], 1, tl.int1) & {text}"
-        condition = self.assign(text, "inside")
+        # a test of the program's own position is a 0-d value, whose & with a block the interpreter takes
+        # for no bool in a load's mask: each such test is made a block
+        parts = [
+            f"(tl.full([1], 1, tl.int1) & {part})"
+            if _NAMED.search(part) and not self.body.deps_of(part)
+            else part
+            for part in inside
+        ]
+        condition = self.assign(" & ".join(parts), "inside")
         return Index(named, index.mask | {condition}), condition
 
     def _movement(self, expr: Expr, index: Index) -> str:
