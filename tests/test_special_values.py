@@ -27,8 +27,6 @@ TORCH_CPU = {
 }  # fmt: skip
 
 OPEN = {
-    "nextafter-Half": "nextafter is generated for Float and Double only (UnsupportedError)",
-    "nextafter-BFloat16": "nextafter is generated for Float and Double only (UnsupportedError)",
     **{
         f"threshold-{dtype}": "threshold of a Bool scalar is not promoted as torch promotes it"
         for dtype in FLOATS

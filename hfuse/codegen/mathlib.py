@@ -274,6 +274,39 @@ def _nextafter64(a, b):
 """,
         (),
     ),
+    "_nextafter_half": (
+        """
+def _nextafter_half(a, b):
+    # a and b go to Half as torch converts them (2**40 is inf): the step is one unit of a's Half bits
+    a = a.to(tl.float16).to(tl.float32)
+    b = b.to(tl.float16).to(tl.float32)
+    bits = a.to(tl.float16).to(tl.int16, bitcast=True).to(tl.int32)
+    step = tl.where((b > a) == (a > 0), 1, -1)
+    r = (bits + step).to(tl.int16).to(tl.float16, bitcast=True).to(tl.float32)
+    tiniest = tl.where(b > 0, 1, -32767).to(tl.int16).to(tl.float16, bitcast=True).to(tl.float32)
+    r = tl.where(a == 0, tiniest, r)
+    r = tl.where(a == b, b, r)
+    return tl.where((a != a) | (b != b), a + b, r)
+""",
+        (),
+    ),
+    "_nextafter_bfloat16": (
+        """
+def _nextafter_bfloat16(a, b):
+    # a and b go to BFloat16 as torch converts them, held in float32 as its upper 16 bits: the step is
+    # 2**16 of a's float32 bits
+    a = _to_bfloat16(a).to(tl.float32)
+    b = _to_bfloat16(b).to(tl.float32)
+    bits = a.to(tl.int32, bitcast=True)
+    step = tl.where((b > a) == (a > 0), 65536, -65536)
+    r = (bits + step).to(tl.float32, bitcast=True)
+    tiniest = tl.where(b > 0, 65536, -2147418112).to(tl.float32, bitcast=True)
+    r = tl.where(a == 0, tiniest, r)
+    r = tl.where(a == b, b, r)
+    return tl.where((a != a) | (b != b), a + b, r)
+""",
+        ("_to_bfloat16",),
+    ),
     "_lerp": (
         """
 def _lerp(start, end, weight):

@@ -199,7 +199,11 @@ def nextafter(a: Sequence[str], t: Types) -> str:
         return f"_nextafter64({a[0]}, {a[1]})"
     if t.out is DataType.Float:
         return f"_nextafter32({a[0]}, {a[1]})"
-    raise UnsupportedError("nextafter is supported on Float and Double only")
+    if t.out is DataType.Half:
+        return f"_nextafter_half({a[0]}, {a[1]})"
+    if t.out is DataType.BFloat16:
+        return f"_nextafter_bfloat16({a[0]}, {a[1]})"
+    raise UnsupportedError("nextafter is supported on Double, Float, Half and BFloat16 only")
 
 
 def clamp(a: Sequence[str], t: Types) -> str:
