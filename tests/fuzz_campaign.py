@@ -76,10 +76,10 @@ def run_one(index: int, fusion, device: str, check: Callable) -> Ran:
 def _worker(index: int, count: int, seed: int, scale: str, device: str, deadline: float, results) -> None:
     os.environ["HFUSE_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"hfuse-fuzz-{index}-")
     from engine_check import check_engine
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hypothesis_seed
     from hypothesis import strategies as st
     from random_fusions import GPU, HUGE, SMALL, fusions
+
+    from hfuse.tools.fuzz.campaign import hypothesis_run
 
     if scale == "small":
         strategy = fusions(SMALL)
@@ -92,15 +92,8 @@ def _worker(index: int, count: int, seed: int, scale: str, device: str, deadline
         if time.time() < deadline:
             results.put(run_one(index, fusion, device, check_engine))
 
-    options = settings(
-        max_examples=count,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
     try:
-        hypothesis_seed(seed * 1000 + index)(options(given(strategy)(body)))()
+        hypothesis_run(strategy, count, seed * 1000 + index, body)
     except Exception as err:  # the generator itself failed: a failure of the campaign, shown as one
         detail = "".join(traceback.format_exception(err))[-4000:]
         results.put(Ran(index, failure=f"the fusion generator stopped this worker:\n{detail}"))

@@ -50,9 +50,6 @@ def compute_type(dtype: DataType) -> str:
 NEGATIVE_ZERO = "tl.cast(tl.cast(-2147483648, tl.int32), tl.float32, bitcast=True)"
 
 
-FLOAT32_TINY = 2.0**-126  # float32's smallest normal
-
-
 def literal(value: bool | int | float | complex) -> str:
     """A constant as kernel source: a Python number (weakly typed in Triton), or for -0.0 an expression."""
     if isinstance(value, bool):
@@ -75,7 +72,11 @@ def literal_as(value: bool | int | float, dtype: DataType) -> str:
     types a number below float32's smallest normal as a float64, which would widen a float32 op to float64
     (and change the type of a value a loop carries)."""
     text = literal(value)
-    if isinstance(value, float) and compute_type(dtype) == "tl.float32" and 0 < abs(value) < FLOAT32_TINY:
+    if (
+        isinstance(value, float)
+        and compute_type(dtype) == "tl.float32"
+        and 0 < abs(value) < torch.finfo(torch.float32).tiny
+    ):
         return f"tl.cast({text}, tl.float32)"
     return text
 

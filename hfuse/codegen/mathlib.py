@@ -248,6 +248,17 @@ def _gcd(a, b):
 """,
         (),
     ),
+    "_nextafter_toward": (
+        """
+def _nextafter_toward(a, b, r, tiniest):
+    # r: a one unit of its bits toward b; from zero the tiniest value on b's side; b where a == b; NaN in
+    # either gives NaN
+    r = tl.where(a == 0, tiniest, r)
+    r = tl.where(a == b, b, r)
+    return tl.where((a != a) | (b != b), a + b, r)
+""",
+        (),
+    ),
     "_nextafter32": (
         """
 def _nextafter32(a, b):
@@ -255,11 +266,9 @@ def _nextafter32(a, b):
     step = tl.where((b > a) == (a > 0), 1, -1)
     r = (bits + step).to(tl.float32, bitcast=True)
     tiniest = tl.where(b > 0, 1, -2147483647).to(tl.float32, bitcast=True)
-    r = tl.where(a == 0, tiniest, r)
-    r = tl.where(a == b, b, r)
-    return tl.where((a != a) | (b != b), a + b, r)
+    return _nextafter_toward(a, b, r, tiniest)
 """,
-        (),
+        ("_nextafter_toward",),
     ),
     "_nextafter64": (
         """
@@ -268,27 +277,24 @@ def _nextafter64(a, b):
     step = tl.where((b > a) == (a > 0), 1, -1).to(tl.int64)
     r = (bits + step).to(tl.float64, bitcast=True)
     tiniest = tl.where(b > 0, 1, -9223372036854775807).to(tl.int64).to(tl.float64, bitcast=True)
-    r = tl.where(a == 0, tiniest, r)
-    r = tl.where(a == b, b, r)
-    return tl.where((a != a) | (b != b), a + b, r)
+    return _nextafter_toward(a, b, r, tiniest)
 """,
-        (),
+        ("_nextafter_toward",),
     ),
     "_nextafter_half": (
         """
 def _nextafter_half(a, b):
     # a and b go to Half as torch converts them (2**40 is inf): the step is one unit of a's Half bits
-    a = a.to(tl.float16).to(tl.float32)
+    half = a.to(tl.float16)
+    a = half.to(tl.float32)
     b = b.to(tl.float16).to(tl.float32)
-    bits = a.to(tl.float16).to(tl.int16, bitcast=True).to(tl.int32)
+    bits = half.to(tl.int16, bitcast=True).to(tl.int32)
     step = tl.where((b > a) == (a > 0), 1, -1)
     r = (bits + step).to(tl.int16).to(tl.float16, bitcast=True).to(tl.float32)
     tiniest = tl.where(b > 0, 1, -32767).to(tl.int16).to(tl.float16, bitcast=True).to(tl.float32)
-    r = tl.where(a == 0, tiniest, r)
-    r = tl.where(a == b, b, r)
-    return tl.where((a != a) | (b != b), a + b, r)
+    return _nextafter_toward(a, b, r, tiniest)
 """,
-        (),
+        ("_nextafter_toward",),
     ),
     "_nextafter_bfloat16": (
         """
@@ -301,11 +307,9 @@ def _nextafter_bfloat16(a, b):
     step = tl.where((b > a) == (a > 0), 65536, -65536)
     r = (bits + step).to(tl.float32, bitcast=True)
     tiniest = tl.where(b > 0, 65536, -2147418112).to(tl.float32, bitcast=True)
-    r = tl.where(a == 0, tiniest, r)
-    r = tl.where(a == b, b, r)
-    return tl.where((a != a) | (b != b), a + b, r)
+    return _nextafter_toward(a, b, r, tiniest)
 """,
-        ("_to_bfloat16",),
+        ("_nextafter_toward", "_to_bfloat16"),
     ),
     "_lerp": (
         """

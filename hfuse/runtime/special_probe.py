@@ -26,7 +26,7 @@ from hfuse.runtime.device import has_cuda
 from hfuse.runtime.memory import out_of_memory_detail
 from hfuse.runtime.validate import validate_outputs
 
-SPECIAL_VALUES = ((math.nan, "NaN", "first"), (math.inf, "+inf", "last"), (-math.inf, "-inf", "middle"))
+SPECIAL_VALUES = ((math.nan, "first"), (math.inf, "last"), (-math.inf, "middle"))
 
 
 def wanted() -> bool:
@@ -52,18 +52,10 @@ def _copy_with_specials(tensor: torch.Tensor) -> torch.Tensor:
     storage = tensor.as_strided((span,), (1,)).clone()
     copy = storage.as_strided(tensor.shape, tensor.stride())
     count = tensor.numel()
-    for value, _, where in SPECIAL_VALUES:
+    for value, where in SPECIAL_VALUES:
         linear = {"first": 0, "last": count - 1, "middle": count // 2}[where]
-        copy[_unravel(linear, tensor.shape)] = value
+        copy[tuple(int(i) for i in torch.unravel_index(torch.tensor(linear), tensor.shape))] = value
     return copy
-
-
-def _unravel(linear: int, shape: Sequence[int]) -> tuple[int, ...]:
-    index = []
-    for extent in reversed(shape):
-        index.append(linear % extent)
-        linear //= extent
-    return tuple(reversed(index))
 
 
 def check_special_values(

@@ -233,7 +233,9 @@ class Tally:
         return f"{self.name}: {self.tried} inputs; {', '.join(parts)}"
 
 
-def _hypothesis_run(strategy, examples: int, seed: int | None, body) -> None:
+def hypothesis_run(strategy, examples: int, seed: int | None, body) -> None:
+    """`body` on `examples` values of `strategy`, generated only (no shrinking, no database); `seed=None`
+    draws the same values every run."""
     options = hypothesis_settings(
         max_examples=examples,
         database=None,
@@ -251,7 +253,7 @@ def _hypothesis_run(strategy, examples: int, seed: int | None, body) -> None:
 def fuzz_scripts(examples: int, seed: int | None = None, seconds: float = SECONDS_PER_INPUT) -> Tally:
     """Mutated scripts; `seed=None` draws the same inputs every run."""
     tally = Tally("mutated scripts")
-    _hypothesis_run(
+    hypothesis_run(
         mutated_scripts(), examples, seed, lambda text: tally.record(text, check_script(text, seconds))
     )
     return tally
@@ -259,7 +261,7 @@ def fuzz_scripts(examples: int, seed: int | None = None, seconds: float = SECOND
 
 def fuzz_fusions(examples: int, seed: int | None = None, seconds: float = SECONDS_PER_INPUT) -> Tally:
     tally = Tally("random fusions")
-    _hypothesis_run(
+    hypothesis_run(
         fusion_recipes(),
         examples,
         seed,
