@@ -92,7 +92,7 @@ MAX_INPUT_BYTES = MemoryLimit(
 MAX_NESTING = Setting("HFUSE_MAX_NESTING", "32", "deepest nesting of literals and expressions in a script")
 MAX_STEPS = Setting(
     "HFUSE_MAX_STEPS",
-    "500000",
+    "100000",
     "most steps (statements and expressions evaluated) the loader takes to read one script",
 )
 MAX_CALL_DEPTH = Setting(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hfuse import DefinitionError, LimitError, ParseError, load
+from hfuse import settings
 
 DEFINE = "with FusionDefinition() as fd:\n    T0 = fd.define_tensor(shape=[2], contiguity=True)\n"
 WARM_UP = (
@@ -19,7 +20,7 @@ WARM_UP = (
     + "torch.randn(4).as_strided((2,), (2,))]\n"
 )
 NOT_READ = "are not part of a fusion definition"
-STEPS = "reading the script takes more than 500000 steps"
+STEPS = f"reading the script takes more than {settings.MAX_STEPS.default} steps"
 DEPTH = "calls nest more than 64 deep here"
 FIB = "def f(n):\n    return 1 if n < 2 else f(n - 1) + f(n - 2)\nx = f(60)\n"
 
