@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hfuse import DefinitionError, LimitError, ParseError, load
-from hfuse import settings
+from hfuse import DefinitionError, LimitError, ParseError, load, settings
 
 DEFINE = "with FusionDefinition() as fd:\n    T0 = fd.define_tensor(shape=[2], contiguity=True)\n"
 WARM_UP = (

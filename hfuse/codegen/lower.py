@@ -271,7 +271,7 @@ class Lowering:
             if short is not None:
                 return self.assign(_in_own_type(short, out.dtype), out.name.lower(), describe(expr))
         tensors = [v.dtype for v in operands if v.is_tensor]
-        if policy is Policy.TO_OUTPUT:
+        if policy in (Policy.TO_OUTPUT, Policy.HELD_BY_OUTPUT):
             targets = [out.dtype] * len(operands)
         elif policy is Policy.PROMOTE:
             targets = (
@@ -287,7 +287,9 @@ class Lowering:
         else:
             targets = [v.dtype for v in operands]
         texts = [
-            _tensor_operand(text, v.dtype, target, policy)
+            _held_by(text, v, target)
+            if policy is Policy.HELD_BY_OUTPUT
+            else _tensor_operand(text, v.dtype, target, policy)
             if v.is_tensor
             else self._scalar_as(v, text, target)
             for text, v, target in zip(texts, operands, targets, strict=True)
@@ -463,6 +465,16 @@ def _in_own_type(text: str, dtype: DataType) -> str:
 
 
 _INT_OPERAND_IN = {DataType.Half: "_int_operand_in_half", DataType.BFloat16: "_int_operand_in_bfloat16"}
+
+
+def _held_by(text: str, value: Value, target: DataType) -> str:
+    """An operand converted to `target` as a value of that type holds it (a Half rounds a constant to its
+    own precision), in `target`'s compute type."""
+    if value.const is not None:
+        return literal_as(_python_cast(value.const, target), target)
+    if value.is_scalar:  # a kernel argument: the interpreter passes a Python number, which has no .to
+        text = f"tl.cast({text}, {compute_type(value.dtype)})"
+    return convert(text, value.dtype, target)
 
 
 def _tensor_operand(text: str, source: DataType, target: DataType, policy: Policy) -> str:

@@ -8,8 +8,11 @@ the result has the broadcast shape of the tensor operands, or is a scalar when e
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
 from typing import Any
+
+import torch
 
 from hfuse.dtypes import DataType
 from hfuse.infer.common import (
@@ -57,12 +60,15 @@ class ResultType(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class ElementwiseRule:
     """`arity` operands of `operands` types; the result type comes from the operands at `typed_by`
-    (every operand when None), promoted as torch.result_type does."""
+    (every operand when None), promoted as torch.result_type does. With `held_by_result`, the other
+    operands are converted to the result's type before the op computes (threshold's threshold and value,
+    as nvFuser and torch convert them): a constant an integer result cannot hold is refused."""
 
     arity: int
     result: ResultType = ResultType.PROMOTED
     operands: OperandTypes = OperandTypes.ANY
     typed_by: tuple[int, ...] | None = None
+    held_by_result: bool = False
 
     def __call__(self, op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
         expect_arity(op, inputs, [self.arity])
@@ -70,6 +76,9 @@ class ElementwiseRule:
         for value in inputs:
             self._check_operand(op, value)
         dtype = self._result_dtype(op, inputs)
+        if self.held_by_result and dtype.is_int:
+            for k, value in enumerate(inputs):
+                _check_held(op, k, value, dtype)
         shape = broadcast_shapes(op, inputs)
         if shape is None:
             return Inferred({}, [scalar_out(dtype)])
@@ -99,6 +108,20 @@ class ElementwiseRule:
         if self.result is ResultType.REAL:
             return real_dtype(dtype)
         return dtype
+
+
+def _check_held(op: Op, position: int, value: Value, dtype: DataType) -> None:
+    const = value.const
+    if isinstance(const, complex) or const is None or isinstance(const, bool):
+        return
+    info = torch.iinfo(dtype.torch)
+    if not (math.isfinite(const) and info.min <= const <= info.max):
+        raise fail(
+            op,
+            f"operand {position} ({const!r}) is converted to DataType.{dtype.name}, the type of the result, "
+            f"which cannot hold it (it holds whole numbers from {info.min} to {info.max}); torch's threshold "
+            "refuses it too",
+        )
 
 
 def cast(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:

@@ -61,6 +61,7 @@ def elementwise(
     *,
     operands: OperandTypes = ANY,
     typed_by: tuple[int, ...] | None = None,
+    held_by_result: bool = False,
     policy: Policy = TO_OUTPUT,
     cost: Cost = CHEAP,
     torch_operands: TorchOperands = TorchOperands.COMPUTE,
@@ -68,7 +69,7 @@ def elementwise(
     """An op that a kernel computes element by element with `emitter`; torch computes it with `fn`."""
     return OpDef(
         op,
-        ElementwiseRule(arity, result, operands, typed_by),
+        ElementwiseRule(arity, result, operands, typed_by, held_by_result),
         elementwise_meaning(fn, torch_operands),
         Computed.BY_EMITTER,
         emitter,
@@ -266,13 +267,18 @@ TERNARY = [
     ),
     ternary(Op.LERP, 3, torch.lerp, T("_lerp({0}, {1}, {2})"), result=FLOATING),
     ternary(Op.CLAMP, 3, lambda x, lo, hi: torch.clamp(x, lo, hi), clamp),
-    # x where x > threshold, else value: the result takes x's type
+    # x where x > threshold, else value: the result takes x's type, and the threshold and value are held in
+    # it (rounded to a Half x's type, a Double threshold of an Int x truncated), as nvFuser and torch's CUDA
+    # kernel do (torch's CPU kernel compares a Half or BFloat16 x with the float threshold unrounded)
     ternary(
         Op.THRESHOLD,
         3,
         lambda x, t, v: torch.where(x <= t, v, x),
         T("tl.where({0} <= {1}, {2}, {0})"),
         typed_by=(0,),
+        held_by_result=True,
+        policy=Policy.HELD_BY_OUTPUT,
+        torch_operands=TorchOperands.HELD_BY_RESULT,
     ),
     ternary(Op.ADDCMUL, 4, lambda x, t1, t2, v: x + v * (t1 * t2), addcmul),
 ]

@@ -23,6 +23,7 @@ class Policy(enum.Enum):
     """How tensor operands are converted before an emitter sees them."""
 
     TO_OUTPUT = "to the output's compute type"
+    HELD_BY_OUTPUT = "to the output's own type (rounded as it holds them), then its compute type"
     PROMOTE = "to the operands' common type"
     KEEP = "as they are"
     WHERE = "condition kept, branches to the output's type"

@@ -55,6 +55,7 @@ class TorchOperands(enum.Enum):
     COMPUTE = "to the result's compute dtype"
     OWN = "their own dtype, reduced floats upcast to Float"
     RESULT = "to the result's own dtype, not upcast"
+    HELD_BY_RESULT = "to the result's own dtype (rounded as it holds them), then its compute dtype"
     BRANCHES = "the condition as it is, the branches to the result's compute dtype"
 
 
@@ -70,6 +71,8 @@ def elementwise_meaning(fn: Callable[..., Tensor], operands: TorchOperands) -> M
 def _converted(args: list[Tensor], operands: TorchOperands, out: DataType) -> list[Tensor]:
     if operands is TorchOperands.RESULT:
         return [a.to(out.torch) for a in args]
+    if operands is TorchOperands.HELD_BY_RESULT:
+        return [upcast(a.to(out.torch)) for a in args]
     if out is DataType.Bool or operands is TorchOperands.OWN:
         return [upcast(a) for a in args]
     if operands is TorchOperands.BRANCHES:

@@ -198,7 +198,8 @@ def test_every_page_opens_from_its_link_and_renders_without_tracebacks(app_url, 
         page.locator(DIAGRAM).first.wait_for()
         assert page.locator(DIAGRAM).count() == 2
     if path == "code":
-        page.locator("[data-testid='stCode']", has_text="@triton.jit").first.wait_for()  # columns render in turn
+        source = page.locator("[data-testid='stCode']", has_text="@triton.jit")
+        source.first.wait_for()  # the page's columns render one after the other
     if path == "run":
         page.locator(MAIN).get_by_role("button", name="Run", exact=True).click()
         page.locator("[data-testid='stAlert']", has_text="outputs match torch").wait_for(timeout=RUN_MS)
