@@ -21,7 +21,7 @@ LAYERS = (
     ("codegen", {"codegen", "pipeline", "stages"}),
     ("runtime", {"runtime"}),
     ("frontend and loader", {"frontend", "loader", "edit", "examples", "baselines"}),
-    ("service", {"service", "viz", "share", "linked_view"}),
+    ("service", {"service", "viz", "share", "linked_view", "what_if"}),
     ("tools", {"tools"}),
 )  # fmt: skip
 RANK = {unit: rank for rank, (_, units) in enumerate(LAYERS) for unit in units}
