@@ -23,6 +23,7 @@ from hfuse.loader import Script
 from hfuse.segment.model import SchedulerKind
 from hfuse.service.compile import CompileRequest, CompileResult
 from hfuse.service.worker import shared_compile_pool
+from hfuse.what_if import Candidate
 
 if TYPE_CHECKING:
     from hfuse.pipeline import Compiled
@@ -60,6 +61,35 @@ def compiled_of(text: str, strategy: str, outputs: str, segment: int = 0) -> Com
 
 def _compiled(text: str, strategy: str, outputs: str, segment: int) -> Compiled:
     return compile_outcome(text, outputs, segment).of(strategy)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def candidate_outcome(candidate: Candidate) -> CompileResult:
+    """The compile of a what-if plan with its one strategy, done in a compile worker, or why it failed."""
+    request = CompileRequest(
+        fusion_of(candidate.text, candidate.segment),
+        alias_outputs=candidate.alias_outputs,
+        strategies=(candidate.strategy,),
+        merge=candidate.merge,
+    )
+    return shared_compile_pool().compile(request)
+
+
+def candidate_compiled(candidate: Candidate) -> Compiled:
+    """A what-if plan's compile; raises its HfuseError (a MergeError for a merge the segmenter refuses)."""
+    with st.spinner("Compiling the what-if plan...", show_time=True):
+        return candidate_outcome(candidate).of(candidate.strategy)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def what_if_dot(current: Candidate, what_if: Candidate) -> str:
+    """The current plan's segmentation beside the what-if's."""
+    sides = []
+    for title, candidate in (("current plan", current), ("what-if", what_if)):
+        compiled = candidate_compiled(candidate)
+        sides.append(((title, compiled.scheduled, compiled.segmentation), compiled.kernel_count))
+    (left, left_count), (right, right_count) = sides
+    return viz.compare_graph(left, right, (left_count, right_count)).source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
