@@ -129,7 +129,8 @@ def show_what_if(current: Candidate, what_if: Candidate) -> None:
         run_both(current, what_if)
     runs = st.session_state.get(WHAT_IF_RUNS)
     if runs is not None and runs[0] == (current, what_if):
-        show_runs(*runs[1])
+        with st.container(key="whatif_runs"):
+            show_runs(*runs[1])
 
 
 def run_both(current: Candidate, what_if: Candidate) -> None:
