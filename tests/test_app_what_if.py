@@ -97,3 +97,16 @@ def test_the_cut_definition_opens_in_the_editor():
     at.button(key="whatif_open").click().run()
     assert not at.exception
     assert "fd.ops.segment_set(" in at.session_state["definition"]
+
+
+def test_the_ir_pages_comparison_draws_the_difference_with_a_legend():
+    at = segmentation_page(HFUSE_SIDE)
+    at.radio(key="whatif_change").set_value("cut inside a segment").run()
+    at.button(key="whatif_apply_cut").click().run()
+    cut_text = next(c.value for c in at.code if "fd.ops.segment_set(" in c.value)
+    at = open_page(at, "app_pages/ir.py")
+    at.text_area(key="compared_definition").set_value(cut_text).run()
+    assert not at.exception and not errors(at)
+    drawn = next(source for source in graph_sources(at) if "cluster_legend" in source)
+    assert "in this one, against in the other definition" in drawn
+    assert "removed: only in the other definition" in drawn and "segment_set" in drawn  # not in this one

@@ -17,12 +17,14 @@ import streamlit as st
 import hfuse
 from hfuse import settings, viz
 from hfuse.backends import HFUSE, NAIVE
+from hfuse.fusion_diff import diff_fusions
 from hfuse.ir import Fusion
 from hfuse.linked_view import linked_view_html
 from hfuse.loader import Script
 from hfuse.segment.model import SchedulerKind
 from hfuse.service.compile import CompileRequest, CompileResult
 from hfuse.service.worker import shared_compile_pool
+from hfuse.viz_diff import diff_graph
 from hfuse.what_if import Candidate
 
 if TYPE_CHECKING:
@@ -90,6 +92,13 @@ def what_if_dot(current: Candidate, what_if: Candidate) -> str:
         sides.append(((title, compiled.scheduled, compiled.segmentation), compiled.kernel_count))
     (left, left_count), (right, right_count) = sides
     return viz.compare_graph(left, right, (left_count, right_count)).source
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def diff_dot(before_text: str, after_text: str, titles: tuple[str, str], segment: int = 0) -> str:
+    """The second definition's IR with what differs from the first's coloured, and a legend."""
+    before, after = fusion_of(before_text, segment), fusion_of(after_text, segment)
+    return diff_graph(before, after, diff_fusions(before, after), titles).source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

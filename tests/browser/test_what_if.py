@@ -65,3 +65,18 @@ def test_a_cut_inside_the_fused_kernel_runs_beside_it(app_url, page):
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "what_if_cut_run")
     assert "segments" in urllib.parse.urlsplit(page.url).path
+
+
+def test_the_ir_pages_comparison_draws_what_changed(app_url, page):
+    """This definition against one with a segment_set before the sum: the segment_set drawn as removed."""
+    other = SOFTMAX.replace("fd.ops.sum(T4,", "fd.ops.sum(fd.ops.segment_set(T4),")
+    params = {"f": share.encode_definition(SOFTMAX), "v": "1", "c": share.encode_definition(other)}
+    page.goto(link(app_url, "ir", **params))
+    settle(page)
+    drawn = page.locator(DIAGRAM, has=page.locator("g.cluster", has_text="in this one, against"))
+    drawn.wait_for()
+    assert drawn.locator("g.node", has_text="segment_set").count() == 1  # the op this one does without
+    assert drawn.locator("g.node", has_text="changed: other attributes").count() == 1
+    drawn.locator("g.cluster").first.scroll_into_view_if_needed()  # the legend, above the graph
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, "ir_compared_diagram")
