@@ -85,6 +85,9 @@ def compare(before_text: str, after_text: str, segment: int, titles: tuple[str, 
     after = print_fusion(pipeline.fusion_of(after_text, segment))
     ir_diff = _diff(before, after, before_title, after_title)
     if ir_diff:
+        views.diagram(
+            lambda: pipeline.diff_dot(before_text, after_text, titles, segment), f"{key}_diff", f"{key}_diff"
+        )
         st.code(ir_diff, language="diff")
     else:
         st.caption("The IR is the same: the texts differ only in what does not reach the fusion.")

@@ -1,13 +1,11 @@
-"""Segmentation: how the fusion is cut into kernels, two ways side by side, with every boundary's reason."""
+"""Segmentation: how the fusion is cut into kernels, two ways side by side, with every boundary's reason,
+and what-if plans (two segments merged, or a cut inside one) run beside the current one."""
 
 import streamlit as st
 
 from hfuse import viz
 from hfuse.errors import HfuseError
-from hfuse.pipeline import Compiled
-from hfuse.segment import can_fuse, can_share_launch
-from ui import pipeline, state, views
-from ui.literal import literal
+from ui import pipeline, state, views, what_if
 
 
 def side_column(text: str, segment: int, side: pipeline.Side, key: str) -> None:
@@ -56,7 +54,6 @@ def side_column(text: str, segment: int, side: pipeline.Side, key: str) -> None:
         )
     else:
         st.caption("No tensor crosses between kernels.")
-    what_if_merged(compiled, key)
     if compiled.segmentation.refused:
         with st.expander(f"Merges tried and refused ({len(compiled.segmentation.refused)})"):
             st.dataframe(
@@ -67,31 +64,6 @@ def side_column(text: str, segment: int, side: pipeline.Side, key: str) -> None:
                 hide_index=True,
                 key=f"{key}_refused",
             )
-
-
-def what_if_merged(compiled: Compiled, key: str) -> None:
-    """The segmenter's verdict on two segments the visitor picks: one kernel, or one launch, and why."""
-    groups = {g.id: g for g in compiled.segmentation.groups}
-    if len(groups) < 2:
-        return
-    with st.expander("What if two of these segments were merged?"):
-        pick = st.columns(2)
-        titles = {g: viz.group_title(group) for g, group in groups.items()}
-        first = pick[0].selectbox("Segment", list(groups), key=f"{key}_whatif_first", format_func=titles.get)
-        others = [g for g in groups if g != first]
-        second = pick[1].selectbox("and segment", others, key=f"{key}_whatif_second", format_func=titles.get)
-        a, b = groups[first], groups[second]
-        rest = [g for g in groups.values() if g.id not in (a.id, b.id)]
-        for what, verdict in (
-            ("One kernel", can_fuse(a, b, compiled.scheduled, rest)),
-            ("One launch, side by side", can_share_launch(a, b, compiled.scheduled, rest)),
-        ):
-            answer = f"**{what}: {'yes' if verdict.ok else 'no'}.** {literal(verdict.reason)}"
-            (st.success if verdict.ok else st.warning)(answer)
-        st.caption(
-            "To cut where the segmenter merges, write `fd.ops.segment_set(t)` in the definition: its result "
-            "starts a new kernel."
-        )
 
 
 st.header("Segmentation")
@@ -127,3 +99,4 @@ if fusion is not None:
         )
     except HfuseError:
         pass
+    what_if.section(text, segment, (left, right))

@@ -1,4 +1,5 @@
-"""Edits a fusion one step at a time (add an input, an op, an output), as the app's op builder does.
+"""Edits a fusion one step at a time (add an input, an op, an output), as the app's op builder does, and
+the what-if cut (a `segment_set` before the readers of a tensor).
 
 Each edit replays the fusion into a FusionBuilder and adds one thing, so shape inference checks it
 exactly as it checks a parsed definition. The caller prints the result as a definition script.
@@ -107,12 +108,14 @@ def parse_param(param: Param, text: str) -> Any:
 
 
 class _Replay:
-    """A FusionBuilder holding a copy of a fusion, and the old names of the values it has made."""
+    """A FusionBuilder holding a copy of a fusion, and the old names of the values it has made. With `cut`,
+    the exprs read that value through a `segment_set` of it, made right after the value."""
 
-    def __init__(self, fusion: Fusion):
+    def __init__(self, fusion: Fusion, cut: str | None = None):
         self.fusion = fusion
         self.builder = FusionBuilder()
         self.values: dict[str, Value] = {}
+        self.read_as: dict[str, Value] = {}  # what the exprs read in place of a value
         by_name = fusion.value_map
         for name in fusion.inputs:
             old = by_name[name]
@@ -121,8 +124,11 @@ class _Replay:
             else:
                 self.values[name] = self.builder.define_scalar(old.dtype)
         for expr in fusion.exprs:
-            outs = self.builder.add(expr.op, [self.operand(n) for n in expr.inputs], expr.attr_dict, expr.loc)
+            operands = [self.read_as.get(n) or self.operand(n) for n in expr.inputs]
+            outs = self.builder.add(expr.op, operands, expr.attr_dict, expr.loc)
             self.values.update(zip(expr.outputs, outs, strict=True))
+            if cut in expr.outputs:
+                (self.read_as[cut],) = self.builder.add(Op.SEGMENT_SET, [self.values[cut]], {}, expr.loc)
 
     def operand(self, name: str) -> Value:
         if name not in self.values:
@@ -190,6 +196,29 @@ def add_output(fusion: Fusion, name: str) -> Fusion:
     if name not in replay.values:
         raise DefinitionError(f"{name} is not a value of this fusion")
     return replay.build([replay.values[name]])
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """A fusion cut at a tensor; its values are named afresh in the order they are made."""
+
+    fusion: Fusion
+    tensor: str  # the cut tensor, as `fusion` names it
+    copy: str  # the `segment_set` of it that its readers read
+
+
+def cut_at(fusion: Fusion, tensor: str) -> Cut:
+    """`fusion` with every reader of `tensor` reading `segment_set(tensor)` instead: the segmenter starts
+    a new kernel at the readers, so `tensor` goes through global memory (nvFuser's hint)."""
+    value = fusion.value_map.get(tensor)
+    computed = {name for e in fusion.exprs for name in e.outputs}
+    if value is None or not value.is_tensor or tensor not in computed:
+        known = ", ".join(n for n in tensor_names(fusion) if n in computed)
+        raise DefinitionError(f"{tensor} is not a tensor an op of this fusion computes; pick one of {known}")
+    if not any(tensor in e.inputs for e in fusion.exprs):
+        raise DefinitionError(f"no op reads {tensor}: there is nothing to cut; pick a tensor that ops read")
+    replay = _Replay(fusion, cut=tensor)
+    return Cut(replay.build(), replay.values[tensor].name, replay.read_as[tensor].name)
 
 
 def tensor_names(fusion: Fusion) -> list[str]:

@@ -92,3 +92,7 @@ class LinkError(HfuseError):
 
 class LinkLimitError(LinkError, LimitError):
     """A shared link holds more than a configured limit lets this server open."""
+
+
+class MergeError(HfuseError):
+    """A merge of two segments that was asked for is not legal; the reason is the segmenter's verdict."""

@@ -1,7 +1,8 @@
 """The compile pipeline: passes -> segmentation -> one generated Triton module per kernel group.
 
 Every stage is kept in `Compiled` so the app can show it, with the time each stage took. The fusion's
-structure is checked against its limits (`hfuse.structure`) before any stage runs.
+structure is checked against its limits (`hfuse.structure`) before any stage runs. A `Merge` asked for
+puts two of the segmenter's segments together, where its verdicts allow it (`hfuse.segment.override`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hfuse.ir import Fusion
 from hfuse.passes import PassResult, run_passes
 from hfuse.segment import recompute_crossings, segment
 from hfuse.segment.model import Group, SchedulerKind, Segmentation
+from hfuse.segment.override import Merge, apply_merge
 from hfuse.structure import check_structure
 
 T = TypeVar("T")
@@ -37,6 +39,7 @@ class Compiled:
     stage_ms: dict[str, float] = field(default_factory=dict)  # passes, segment, codegen (wall time)
     kernel_codegen_ms: tuple[float, ...] = ()  # codegen time of each kernel, as `kernels`
     recomputed: Fusion | None = None  # after the passes, with the copies kernels recompute (None: none)
+    merge: Merge | None = None  # the merge asked for, applied to the segmenter's plan
 
     @property
     def scheduled(self) -> Fusion:
@@ -60,9 +63,15 @@ class Compiled:
 
 
 def compile_fusion(
-    fusion: Fusion, *, strategy: str = HFUSE, alias_outputs: bool = True, progress: Progress | None = None
+    fusion: Fusion,
+    *,
+    strategy: str = HFUSE,
+    alias_outputs: bool = True,
+    merge: Merge | None = None,
+    progress: Progress | None = None,
 ) -> Compiled:
-    """Compile a fusion to Triton kernels (exported as `hfuse.compile`); `progress` is told each step."""
+    """Compile a fusion to Triton kernels (exported as `hfuse.compile`); `progress` is told each step.
+    `merge` names two segments of the segmenter's plan to merge (raises MergeError where it is illegal)."""
     tell = progress or _silent
     check_structure(fusion)
     stage_ms: dict[str, float] = {}
@@ -71,13 +80,7 @@ def compile_fusion(
     tell(f"running the passes ({strategy})")
     passed = _timed(stage_ms, "passes", lambda: run_passes(fusion, alias_outputs=aliasing))
     tell(f"segmenting ({strategy})")
-    scheduled, segmentation = _timed(
-        stage_ms,
-        "segment",
-        lambda: recompute_crossings(
-            passed.fusion, segment(passed.fusion, strategy=strategy, alias=passed.aliases)
-        ),
-    )
+    scheduled, segmentation = _timed(stage_ms, "segment", lambda: _segmented(passed, strategy, merge))
     timed_kernels = _timed(
         stage_ms, "codegen", lambda: _generate_kernels(segmentation, scheduled, strategy, tell)
     )
@@ -85,8 +88,9 @@ def compile_fusion(
     codegen_ms = tuple(ms for _, ms in timed_kernels)
     recomputed = scheduled if scheduled is not passed.fusion else None
     return Compiled(
-        fusion, strategy, alias_outputs, passed, segmentation, kernels, stage_ms, codegen_ms, recomputed
-    )
+        fusion, strategy, alias_outputs, passed, segmentation, kernels, stage_ms, codegen_ms, recomputed,
+        merge,
+    )  # fmt: skip
 
 
 def compile_eager(fusion: Fusion, *, strategy: str = EAGER) -> Compiled:
@@ -100,6 +104,15 @@ def compile_eager(fusion: Fusion, *, strategy: str = EAGER) -> Compiled:
         note=f"the {strategy} backend runs the whole definition with torch",
     )
     return Compiled(fusion, strategy, False, None, Segmentation(strategy, (group,), ()), ())
+
+
+def _segmented(passed: PassResult, strategy: str, merge: Merge | None) -> tuple[Fusion, Segmentation]:
+    scheduled, segmentation = recompute_crossings(
+        passed.fusion, segment(passed.fusion, strategy=strategy, alias=passed.aliases)
+    )
+    if merge is not None:
+        segmentation = apply_merge(scheduled, segmentation, merge)
+    return scheduled, segmentation
 
 
 def _generate_kernels(

@@ -38,7 +38,7 @@ ATTR_TEXT_LIMIT = 48
 FONT = "Helvetica"
 
 
-def _label(*lines: str) -> str:
+def graph_label(*lines: str) -> str:
     """Lines as one DOT string: backslashes escaped, and never read as an HTML-like `<...>` label."""
     return graphviz.nohtml("\\n".join(graphviz.escape(line) for line in lines))
 
@@ -47,7 +47,7 @@ def _shorten(text: str) -> str:
     return text if len(text) <= ATTR_TEXT_LIMIT else text[: ATTR_TEXT_LIMIT - 3] + "..."
 
 
-def _value_lines(value: Value) -> list[str]:
+def value_lines(value: Value) -> list[str]:
     if value.is_scalar:
         return [f"{value.name}: {value.dtype.name} scalar"]
     lines = [value.name, f"{value.dtype.name}[{', '.join(str(n) for n in value.shape)}]"]
@@ -60,7 +60,7 @@ def _attr_text(value: object) -> str:
     return value.name if isinstance(value, DataType) else repr(value)
 
 
-def _expr_lines(expr: Expr, values: Mapping[str, Value]) -> list[str]:
+def expr_lines(expr: Expr, values: Mapping[str, Value]) -> list[str]:
     lines = [expr.op.frontend_name]
     for name in expr.inputs:
         value = values[name]
@@ -70,7 +70,7 @@ def _expr_lines(expr: Expr, values: Mapping[str, Value]) -> list[str]:
     return lines
 
 
-def _check_size(fusion: Fusion) -> None:
+def check_size(fusion: Fusion) -> None:
     limit = settings.MAX_DIAGRAM_EXPRS.as_int()
     if len(fusion.exprs) > limit:
         raise LimitError(
@@ -79,7 +79,7 @@ def _check_size(fusion: Fusion) -> None:
         )
 
 
-def _new_graph(name: str) -> graphviz.Digraph:
+def new_graph(name: str) -> graphviz.Digraph:
     graph = graphviz.Digraph(name)
     graph.attr(rankdir="TB", fontname=FONT, nodesep="0.25", ranksep="0.35")
     graph.attr("node", fontname=FONT, fontsize="11")
@@ -97,7 +97,7 @@ class _Styles:
 
     def value_lines(self, value: Value) -> list[str]:
         """A value's label, its name followed by the script's name for it where the script gave one."""
-        lines = _value_lines(value)
+        lines = value_lines(value)
         if value.name in self.names:
             lines[0] = lines[0].replace(value.name, f"{value.name} ({self.names[value.name]})", 1)
         return lines
@@ -118,7 +118,7 @@ class _Styles:
         for name in self.fusion.inputs:
             graph.node(
                 self.node_id(name),
-                _label(*self.value_lines(values[name]), "input"),
+                graph_label(*self.value_lines(values[name]), "input"),
                 shape="box",
                 style="rounded,filled",
                 fillcolor=INPUT_FILL,
@@ -135,7 +135,7 @@ class _Styles:
                 lines.append("output")
             graph.node(
                 self.node_id(output.name),
-                _label(*lines),
+                graph_label(*lines),
                 shape="box",
                 style=style,
                 fillcolor=OUTPUT_FILL,
@@ -145,7 +145,7 @@ class _Styles:
     def expr_node(self, graph: graphviz.Digraph, index: int, expr: Expr) -> None:
         graph.node(
             self.expr_id(index),
-            _label(*_expr_lines(expr, self.fusion.value_map)),
+            graph_label(*expr_lines(expr, self.fusion.value_map)),
             shape="box",
             style="filled",
             fillcolor="white",
@@ -154,7 +154,7 @@ class _Styles:
     def intermediate_node(self, graph: graphviz.Digraph, name: str) -> None:
         graph.node(
             self.node_id(name),
-            _label(*self.value_lines(self.fusion.value(name))),
+            graph_label(*self.value_lines(self.fusion.value(name))),
             shape="ellipse",
             fontsize="10",
         )
@@ -183,8 +183,8 @@ def _draw_edges(
                 graph.edge(
                     styles.node_id(name),
                     styles.expr_id(index),
-                    label=_label(label),
-                    tooltip=_label(f"{label}: {reason}"),
+                    label=graph_label(label),
+                    tooltip=graph_label(f"{label}: {reason}"),
                     color=CROSSING_COLOR,
                     fontcolor=CROSSING_COLOR,
                     penwidth="2",
@@ -201,8 +201,8 @@ def ir_graph(
     `views` (output name -> input name) marks outputs that alias analysis made strided views; `names`
     (value name -> the script's variable) adds the names the script gave its values.
     """
-    _check_size(fusion)
-    graph = _new_graph("fusion")
+    check_size(fusion)
+    graph = new_graph("fusion")
     styles = _Styles(fusion, names=names or {})
     styles.tensor_nodes(graph, views or {})
     boundary = set(fusion.inputs) | set(fusion.output_names)
@@ -320,19 +320,19 @@ def _draw_segmentation(
             title.append(part.text)
         with graph.subgraph(name=f"cluster_{prefix}g{group.id}") as cluster:
             cluster.attr(
-                label=_label(*title),
+                label=graph_label(*title),
                 style="rounded,filled",
                 fillcolor=fill,
                 color=border,
                 penwidth="2",
                 fontsize="12",
-                tooltip=_label(group.note or group.name),
+                tooltip=graph_label(group.note or group.name),
             )
             in_branch = set()
             for branch in group.branches:
                 with cluster.subgraph(name=f"cluster_{prefix}g{group.id}_b{branch.id}") as sub:
                     sub.attr(
-                        label=_label(f"branch {branch.id}: {branch.kind.value}"),
+                        label=graph_label(f"branch {branch.id}: {branch.kind.value}"),
                         style="dashed,rounded",
                         color=border,
                         penwidth="1",
@@ -354,7 +354,7 @@ def _draw_segmentation(
         value = fusion.value(b.tensor)
         graph.node(
             styles.node_id(b.tensor),
-            _label(*styles.value_lines(value), f"{format_bytes(value.nbytes)} through global memory"),
+            graph_label(*styles.value_lines(value), f"{format_bytes(value.nbytes)} through global memory"),
             shape="box",
             style="rounded,bold",
             color=CROSSING_COLOR,
@@ -386,8 +386,8 @@ def segmentation_graph(
     such edge is labelled B1, B2, ... in the order of `segmentation.boundaries` (their reasons are
     the edges' tooltips and are listed by `boundary_rows`).
     """
-    _check_size(fusion)
-    graph = _new_graph("segmentation")
+    check_size(fusion)
+    graph = new_graph("segmentation")
     _draw_segmentation(graph, fusion, segmentation, prefix="", measured=measured, names=names)
     return graph
 
@@ -403,15 +403,15 @@ def compare_graph(
     `kernel_counts`: the CUDA launches of each side (`Compiled.kernel_count`, which counts a split
     reduction twice); by default each segmentation's kernel groups.
     """
-    graph = _new_graph("comparison")
+    graph = new_graph("comparison")
     counts = kernel_counts or (left[2].kernel_count, right[2].kernel_count)
     for prefix, (title, fusion, segmentation), kernels in zip(
         ("L_", "R_"), (left, right), counts, strict=True
     ):
-        _check_size(fusion)
+        check_size(fusion)
         with graph.subgraph(name=f"cluster_{prefix}side") as side:
             side.attr(
-                label=_label(f"{title}: {kernels} kernel{'s' if kernels != 1 else ''}"),
+                label=graph_label(f"{title}: {kernels} kernel{'s' if kernels != 1 else ''}"),
                 style="solid",
                 color="#bbbbbb",
                 fontsize="14",

@@ -672,17 +672,6 @@ def test_a_definition_without_inputs_shows_the_inputs_to_add_as_code():
     assert any(c.value.startswith("inputs = [\n    torch.randn(8, 8, dtype=torch.float32") for c in at.code)
 
 
-def test_the_segmentation_page_answers_what_if_two_segments_were_merged():
-    softmax = share.encode_definition(get_example("softmax").text)
-    at = open_page(open_app(f=softmax, v="1"), "app_pages/segments.py")
-    at.selectbox(key="left_whatif_first").set_value(0).run()
-    at.selectbox(key="left_whatif_second").set_value(1).run()
-    assert not at.exception
-    said = [m.value for m in (*at.success, *at.warning)]
-    assert any(s.startswith("**One kernel: yes.** one normalization kernel") for s in said), said
-    assert any(s.startswith("**One launch, side by side: no.**") and "reads" in s for s in said), said
-
-
 def test_the_ir_page_compares_this_definition_with_a_pasted_link():
     """A link pasted into the comparison: its definition's IR, kernels and kernel source beside this one's."""
     softmax = get_example("softmax").text

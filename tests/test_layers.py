@@ -15,13 +15,13 @@ ROOT = Path(__file__).resolve().parent.parent / "hfuse"
 LAYERS = (
     ("core", {"settings", "units", "errors", "dtypes", "ir", "layout", "ops", "infer", "builder", "verify",
               "printer", "reference", "tolerance", "backends", "special_values", "structure", "flops",
-              "magnitude"}),
+              "magnitude", "fusion_diff"}),
     ("passes", {"passes"}),
     ("segment", {"segment", "export"}),
     ("codegen", {"codegen", "pipeline", "stages"}),
     ("runtime", {"runtime"}),
     ("frontend and loader", {"frontend", "loader", "edit", "examples", "baselines"}),
-    ("service", {"service", "viz", "share", "linked_view"}),
+    ("service", {"service", "viz", "viz_diff", "share", "linked_view", "what_if"}),
     ("tools", {"tools"}),
 )  # fmt: skip
 RANK = {unit: rank for rank, (_, units) in enumerate(LAYERS) for unit in units}

@@ -17,12 +17,15 @@ import streamlit as st
 import hfuse
 from hfuse import settings, viz
 from hfuse.backends import HFUSE, NAIVE
+from hfuse.fusion_diff import diff_fusions
 from hfuse.ir import Fusion
 from hfuse.linked_view import linked_view_html
 from hfuse.loader import Script
 from hfuse.segment.model import SchedulerKind
 from hfuse.service.compile import CompileRequest, CompileResult
 from hfuse.service.worker import shared_compile_pool
+from hfuse.viz_diff import diff_graph
+from hfuse.what_if import Candidate
 
 if TYPE_CHECKING:
     from hfuse.pipeline import Compiled
@@ -60,6 +63,42 @@ def compiled_of(text: str, strategy: str, outputs: str, segment: int = 0) -> Com
 
 def _compiled(text: str, strategy: str, outputs: str, segment: int) -> Compiled:
     return compile_outcome(text, outputs, segment).of(strategy)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def candidate_outcome(candidate: Candidate) -> CompileResult:
+    """The compile of a what-if plan with its one strategy, done in a compile worker, or why it failed."""
+    request = CompileRequest(
+        fusion_of(candidate.text, candidate.segment),
+        alias_outputs=candidate.alias_outputs,
+        strategies=(candidate.strategy,),
+        merge=candidate.merge,
+    )
+    return shared_compile_pool().compile(request)
+
+
+def candidate_compiled(candidate: Candidate) -> Compiled:
+    """A what-if plan's compile; raises its HfuseError (a MergeError for a merge the segmenter refuses)."""
+    with st.spinner("Compiling the what-if plan...", show_time=True):
+        return candidate_outcome(candidate).of(candidate.strategy)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def what_if_dot(current: Candidate, what_if: Candidate) -> str:
+    """The current plan's segmentation beside the what-if's."""
+    sides = []
+    for title, candidate in (("current plan", current), ("what-if", what_if)):
+        compiled = candidate_compiled(candidate)
+        sides.append(((title, compiled.scheduled, compiled.segmentation), compiled.kernel_count))
+    (left, left_count), (right, right_count) = sides
+    return viz.compare_graph(left, right, (left_count, right_count)).source
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def diff_dot(before_text: str, after_text: str, titles: tuple[str, str], segment: int = 0) -> str:
+    """The second definition's IR with what differs from the first's coloured, and a legend."""
+    before, after = fusion_of(before_text, segment), fusion_of(after_text, segment)
+    return diff_graph(before, after, diff_fusions(before, after), titles).source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -42,6 +42,7 @@ from hfuse.runtime.segments import (
 from hfuse.runtime.timing import wall_ms
 from hfuse.runtime.validate import validate_outputs
 from hfuse.runtime.validated import remember, remembered_error, validation_key
+from hfuse.segment.override import Merge
 
 LeanCall = Callable[[Sequence[Any]], list[torch.Tensor]]  # a validated plan's call: inputs -> outputs
 
@@ -170,15 +171,17 @@ def prepare(
     *,
     backend: str = "hfuse",
     alias_outputs: bool = True,
+    merge: Merge | None = None,
     progress: Progress | None = None,
 ) -> Plan:
     """The plan that runs `fusion` on inputs like these (in the order the inputs were defined): from the
-    cache, or compiled now. A caller that keeps it calls `plan.call(inputs)` until `plan.retired`."""
-    key = (backend, alias_outputs, run_signature(inputs))
+    cache, or compiled now. A caller that keeps it calls `plan.call(inputs)` until `plan.retired`.
+    `merge` puts two of the segmenter's segments together (see `hfuse.segment.override`)."""
+    key = (backend, alias_outputs, merge, run_signature(inputs))
     plan = _PLANS.get(fusion, key)
     if plan is None:
         (progress or _silent)(f"compiling the fusion (backend {backend})")
-        plan = _prepare(fusion, inputs, backend, alias_outputs)
+        plan = _prepare(fusion, inputs, backend, alias_outputs, merge)
         _PLANS.put(fusion, key, plan)
     return plan
 
@@ -189,12 +192,15 @@ def execute(
     *,
     backend: str = HFUSE,
     alias_outputs: bool = True,
+    merge: Merge | None = None,
     profile: bool = False,
     progress: Progress | None = None,
 ) -> tuple[list[torch.Tensor], FusionProfile | None, Compiled]:
     """Run `fusion` on `inputs` (in the order the inputs were defined) and return its outputs, the
     profile when `profile=True`, and the compiled stages: `prepare`, then the plan's `run`."""
-    plan = prepare(fusion, inputs, backend=backend, alias_outputs=alias_outputs, progress=progress)
+    plan = prepare(
+        fusion, inputs, backend=backend, alias_outputs=alias_outputs, merge=merge, progress=progress
+    )
     outputs, report = plan.run(inputs, profile=profile, progress=progress)
     return outputs, report, plan.compiled
 
@@ -289,9 +295,16 @@ def run_signature(inputs: Sequence[Any]) -> tuple:
     )
 
 
-def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs: bool) -> Plan:
+def _prepare(
+    fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs: bool, merge: Merge | None
+) -> Plan:
     if backend not in BACKENDS:
         raise UnsupportedError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if merge is not None and backend not in STRATEGIES:
+        raise UnsupportedError(
+            f"the {backend} backend runs the whole definition with torch: it has no segments to merge; "
+            f"merge with the {' or '.join(STRATEGIES)} backend"
+        )
     _check_inputs(fusion, inputs, kernels=backend in STRATEGIES)
     start = time.perf_counter()
     if backend == INDUCTOR:
@@ -301,7 +314,7 @@ def _prepare(fusion: Fusion, inputs: Sequence[Any], backend: str, alias_outputs:
         compiled = compile_eager(fusion)
         segments = (torch_segment(compiled.scheduled, compiled.segmentation.groups[0]),)
     else:
-        compiled = compile_fusion(fusion, strategy=backend, alias_outputs=alias_outputs)
+        compiled = compile_fusion(fusion, strategy=backend, alias_outputs=alias_outputs, merge=merge)
         if settings.AUTOTUNE.as_bool() and has_cuda():
             compiled = autotune.tune(compiled)
         direct = writable_in_place(compiled)

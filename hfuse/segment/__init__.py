@@ -10,15 +10,15 @@ would write for it to read back (see `recompute`).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from hfuse.backends import HFUSE, NAIVE, STRATEGIES
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion
 from hfuse.segment.analysis import KernelState
-from hfuse.segment.graph import GroupGraph, build_group, index_of
-from hfuse.segment.legality import Verdict, can_fuse, can_share_launch, fuse_verdict
+from hfuse.segment.finish import finish
+from hfuse.segment.graph import build_group, index_of
+from hfuse.segment.legality import Verdict, can_fuse, can_share_launch
 from hfuse.segment.merge import Merger
 from hfuse.segment.model import (
     AliasInfo,
@@ -58,7 +58,7 @@ def segment(fusion: Fusion, *, strategy: str = HFUSE, alias: Sequence[AliasInfo]
         merger.run([Vertical(allowed=is_chain_link)])
     else:
         merger.run([Vertical(), SameSpace(), Horizontal()])
-    return _finish(merger.groups, fusion, strategy, aliases)
+    return finish(merger.groups, fusion, strategy, aliases)
 
 
 def recompute_crossings(fusion: Fusion, segmentation: Segmentation) -> tuple[Fusion, Segmentation]:
@@ -69,10 +69,7 @@ def recompute_crossings(fusion: Fusion, segmentation: Segmentation) -> tuple[Fus
     new, groups, recomputed = recompute(fusion, segmentation.groups)
     if not recomputed:
         return fusion, segmentation
-    finished = _finish(groups, new, segmentation.strategy, segmentation.aliases)
-    reader = {name: g.id for g in finished.groups for e in g.exprs for name in e.outputs}
-    recomputed = [dataclasses.replace(r, consumer=reader[r.copy]) for r in recomputed]
-    return new, dataclasses.replace(finished, recomputed=tuple(recomputed))
+    return new, finish(groups, new, segmentation.strategy, segmentation.aliases, recomputed)
 
 
 def _alias_exprs(fusion: Fusion, aliases: Sequence[AliasInfo]) -> list[Expr]:
@@ -86,69 +83,6 @@ def _alias_exprs(fusion: Fusion, aliases: Sequence[AliasInfo]) -> list[Expr]:
             chain.add(expr)
             stack.extend(expr.inputs)
     return [e for e in fusion.exprs if e in chain]
-
-
-def _finish(
-    groups: list[Group], fusion: Fusion, strategy: str, aliases: tuple[AliasInfo, ...]
-) -> Segmentation:
-    order = GroupGraph(groups, fusion).execution_order()
-    new_id = {g.id: i for i, g in enumerate(order)}
-    next_branch_id = len(order)
-    final = []
-    for g in order:
-        branches = []
-        for branch in g.branches:
-            branches.append(dataclasses.replace(branch, id=next_branch_id))
-            next_branch_id += 1
-        final.append(dataclasses.replace(g, id=new_id[g.id], branches=tuple(branches)))
-    graph = GroupGraph(final, fusion)
-    boundaries, refused = [], {}
-    verdicts: dict[tuple[int, int], Verdict] = {}
-    for consumer in final:
-        for tensor in consumer.inputs:
-            producer_id = graph.owner(tensor)
-            if producer_id is None:
-                continue
-            producer = graph.groups[producer_id]
-            writer = next((b for b in producer.branches if tensor in b.outputs), producer)
-            reader = next((b for b in consumer.branches if tensor in b.inputs), consumer)
-            if (writer.id, reader.id) not in verdicts:
-                verdicts[writer.id, reader.id] = _verdict(writer, reader, producer, consumer, graph, fusion)
-            reason = _boundary_reason(producer, consumer, tensor, verdicts[writer.id, reader.id], strategy)
-            boundaries.append(Boundary(producer.id, consumer.id, tensor, reason))
-            refused.setdefault((producer.id, consumer.id), reason)
-    return Segmentation(
-        strategy,
-        tuple(final),
-        tuple(boundaries),
-        tuple(RefusedMerge(a, b, reason) for (a, b), reason in refused.items()),
-        aliases,
-    )
-
-
-def _verdict(
-    writer: Group, reader: Group, producer: Group, consumer: Group, graph: GroupGraph, fusion: Fusion
-) -> Verdict:
-    """Whether `writer` (a branch of `producer`, or itself) and `reader` (likewise of `consumer`) could
-    be one kernel, among the other groups."""
-    if writer is not producer or reader is not consumer:
-        others = [g for g in graph.groups.values() if g.id not in (producer.id, consumer.id)]
-        graph = GroupGraph([writer, reader, *others], fusion)
-    return fuse_verdict(writer, reader, fusion, graph)
-
-
-def _boundary_reason(producer: Group, consumer: Group, tensor: str, verdict: Verdict, strategy: str) -> str:
-    if not verdict.ok:
-        return verdict.reason
-    if strategy == NAIVE:
-        return (
-            "the naive strategy gives every op chain its own kernel; hfuse would merge these "
-            f"({verdict.reason})"
-        )
-    return (
-        f"{tensor} goes through global memory: the merge order kept groups {producer.id} and "
-        f"{consumer.id} apart"
-    )
 
 
 __all__ = [

@@ -15,6 +15,7 @@ from hfuse.errors import HfuseError, LimitError
 from hfuse.ir import Fusion
 from hfuse.pipeline import Compiled, Progress, compile_fusion
 from hfuse.runtime.memory import first_line
+from hfuse.segment.override import Merge
 from hfuse.service.request import TEST_FAULTS, RunFailure
 from hfuse.units import format_size
 
@@ -23,10 +24,13 @@ STRATEGIES = (NAIVE, HFUSE)  # what the diagrams compare
 
 @dataclass(frozen=True, slots=True)
 class CompileRequest:
-    """A fusion to compile with every strategy the diagrams show, under one output contract."""
+    """A fusion to compile with the strategies the diagrams show (all by default), under one output
+    contract; with `merge`, two segments of each strategy's plan merged."""
 
     fusion: Fusion
     alias_outputs: bool = True
+    strategies: tuple[str, ...] = STRATEGIES
+    merge: Merge | None = None
     test_fault: str = ""  # for hfuse's tests: honoured only by a worker started with HFUSE_TEST_FAULTS=1
 
     def __post_init__(self) -> None:
@@ -58,13 +62,17 @@ def failed_compile(err: HfuseError) -> CompileResult:
 
 
 def compile_request(request: CompileRequest, progress: Progress | None = None) -> CompileResult:
-    """Compile with every strategy in this process; every HfuseError and out-of-memory comes back in the
-    result (anything else is a bug, raised for the worker to report)."""
+    """Compile with the request's strategies in this process; every HfuseError and out-of-memory comes back
+    in the result (anything else is a bug, raised for the worker to report)."""
     compiled, errors = {}, {}
-    for strategy in STRATEGIES:
+    for strategy in request.strategies:
         try:
             compiled[strategy] = compile_fusion(
-                request.fusion, strategy=strategy, alias_outputs=request.alias_outputs, progress=progress
+                request.fusion,
+                strategy=strategy,
+                alias_outputs=request.alias_outputs,
+                merge=request.merge,
+                progress=progress,
             )
         except HfuseError as err:
             errors[strategy] = RunFailure.of(err)

@@ -36,6 +36,7 @@ from hfuse.runtime.memory import (
     tensor_bytes,
 )
 from hfuse.runtime.profile_model import FusionProfile
+from hfuse.segment.override import Merge
 from hfuse.service.measure import Timing, compare_case
 from hfuse.tolerance import compare, reduction_size
 
@@ -61,8 +62,8 @@ _DEVICE_FAULT_WORDS = (
 
 @dataclass(frozen=True, slots=True)
 class RunRequest:
-    """What to run: a script's text (for a segments dump, which segment), the backend and, where it
-    differs from the default, the device."""
+    """What to run: a script's text (for a segments dump, which segment), the backend, a merge of two of
+    its segments where one is asked for and, where it differs from the default, the device."""
 
     text: str
     backend: str = HFUSE
@@ -70,11 +71,14 @@ class RunRequest:
     device: str | None = None  # None: 'cuda' when there is a GPU, else 'cpu'
     compare: bool = False  # on a GPU: measure it beside torch eager, torch.compile and a clone
     segment: int = 0  # which definition of a segments dump to run
+    merge: Merge | None = None  # two segments of the backend's plan to run merged
     test_fault: str = ""  # for hfuse's tests: honoured only by a worker started with HFUSE_TEST_FAULTS=1
 
     def __post_init__(self) -> None:
         if self.test_fault and self.test_fault not in TEST_FAULTS:
             raise ValueError(f"unknown test fault {self.test_fault!r}: one of {', '.join(TEST_FAULTS)}")
+        if self.compare and self.merge is not None:
+            raise ValueError("compare measures the segmenter's own plan: ask for it without a merge")
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +198,12 @@ def _run(request: RunRequest, tell: Progress) -> RunResult:
     in_place = any(out.alias_input is not None for out in fusion.outputs)
     expected = evaluate(fusion, _cloned(script.inputs) if in_place else list(script.inputs))
     start = time.perf_counter()
-    options = {"backend": request.backend, "alias_outputs": request.alias_outputs, "profile": True}
+    options = {
+        "backend": request.backend,
+        "alias_outputs": request.alias_outputs,
+        "merge": request.merge,
+        "profile": True,
+    }
     results, profile, compiled = execute(fusion, script.inputs, progress=tell, **options)
     first_call_ms = (time.perf_counter() - start) * 1e3
     stages = (("load script", load_ms), *profile.stages_ms)

@@ -1,0 +1,95 @@
+"""The difference of two fusions drawn: the second fusion's graph with its ops and values coloured as added,
+changed or the same (`hfuse.fusion_diff`), the first fusion's removed ops drawn dashed where they were, and
+a legend. Built with the `graphviz` package, as every diagram of `hfuse.viz`."""
+
+from __future__ import annotations
+
+import graphviz
+
+from hfuse.fusion_diff import FusionDiff, Status
+from hfuse.ir import Fusion
+from hfuse.viz import check_size, expr_lines, graph_label, new_graph, value_lines
+
+DIFF_COLORS: dict[Status, tuple[str, str]] = {  # fill, border
+    "same": ("#ffffff", "#9e9e9e"),
+    "changed": ("#ffe9c7", "#d98b00"),
+    "added": ("#d9f2d9", "#2e8b2e"),
+    "removed": ("#fde0e0", "#d62728"),
+}
+
+
+def legend(titles: tuple[str, str]) -> dict[Status, str]:
+    """What each colour means, for two fusions with these titles (as "in this one")."""
+    return {
+        "same": "the same in both",
+        "changed": "changed: other attributes, shapes or operands",
+        "added": f"added: only {titles[1]}",
+        "removed": f"removed: only {titles[0]}",
+    }
+
+
+def diff_graph(before: Fusion, after: Fusion, diff: FusionDiff, titles: tuple[str, str]) -> graphviz.Digraph:
+    """`after` drawn with each op and value coloured by `diff`, `before`'s removed ops beside the values
+    they read; `titles` name the two fusions in the legend."""
+    check_size(after)
+    graph = new_graph("fusion_diff")
+    words = legend(titles)
+    made_by = {
+        name: status for expr, status in zip(after.exprs, diff.exprs, strict=True) for name in expr.outputs
+    }
+    made_by.update(zip(after.inputs, diff.inputs, strict=True))
+    values = after.value_map
+    for name, status in made_by.items():
+        role = "input" if name in after.inputs else "output" if name in after.output_names else ""
+        lines = [*value_lines(values[name]), *([role] if role else [])]
+        _node(graph, f"v_{name}", lines, status, "box" if role else "ellipse", words, rounded=bool(role))
+    for index, (expr, status) in enumerate(zip(after.exprs, diff.exprs, strict=True)):
+        _node(graph, f"e{index}", expr_lines(expr, values), status, "box", words)
+        for name in dict.fromkeys(expr.inputs):
+            if name in made_by:
+                graph.edge(f"v_{name}", f"e{index}")
+        for name in expr.outputs:
+            graph.edge(f"e{index}", f"v_{name}")
+    stands_for = {old: new for new, old in diff.partner.items()}
+    for index in diff.removed:
+        expr = before.exprs[index]
+        lines = [*expr_lines(expr, before.value_map), f"made {', '.join(expr.outputs)}"]
+        _node(graph, f"removed_e{index}", lines, "removed", "box", words)
+        for name in dict.fromkeys(expr.inputs):
+            if name in stands_for:
+                color = DIFF_COLORS["removed"][1]
+                graph.edge(f"v_{stands_for[name]}", f"removed_e{index}", style="dashed", color=color)
+    _legend(graph, titles, words)
+    return graph
+
+
+def _node(
+    graph: graphviz.Digraph,
+    node_id: str,
+    lines: list[str],
+    status: Status,
+    shape: str,
+    words: dict[Status, str],
+    *,
+    rounded: bool = False,
+) -> None:
+    fill, border = DIFF_COLORS[status]
+    style = "filled" + (",dashed" if status == "removed" else "") + (",rounded" if rounded else "")
+    graph.node(
+        node_id,
+        graph_label(*lines),
+        shape=shape,
+        style=style,
+        fillcolor=fill,
+        color=border,
+        penwidth="1" if status == "same" else "2",
+        tooltip=graph_label(words[status]),
+    )
+
+
+def _legend(graph: graphviz.Digraph, titles: tuple[str, str], words: dict[Status, str]) -> None:
+    with graph.subgraph(name="cluster_legend") as legend:
+        legend.attr(label=graph_label(f"{titles[1]}, against {titles[0]}"), style="rounded", color="#bbbbbb")
+        legend.attr(rank="same")
+        for status, meaning in reversed(words.items()):  # a rank is laid out right to left
+            _node(legend, f"legend_{status}", [meaning], status, "box", words)
