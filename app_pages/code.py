@@ -1,7 +1,6 @@
 """Code: the Triton source of every kernel, and any segment as a standalone definition script."""
 
 import streamlit as st
-import streamlit.components.v1 as components
 
 from hfuse.codegen.provenance import computed_values, value_lines
 from hfuse.errors import HfuseError
@@ -53,7 +52,7 @@ def linked_view(key: tuple[str, str, str, int]) -> None:
             "A value or an op shows the kernel that computes it with its lines marked; a kernel's box shows "
             "its source; a line marks the values it computes or uses in the diagram."
         )
-        components.html(page, height=LINKED_VIEW_HEIGHT)
+        st.iframe(page, height=LINKED_VIEW_HEIGHT)
 
 
 st.header("Generated code")

@@ -17,6 +17,7 @@ from hfuse.service.worker import shared_service
 from hfuse.tools.report import RunSummary, report_html
 from hfuse.units import format_bytes
 from ui import pipeline, state, views
+from ui.literal import literal
 from ui.roofline import roofline_chart, roofline_points
 
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
@@ -133,7 +134,10 @@ def show_run_log(waited_s: float) -> None:
 def show_checks(result: RunResult, names: dict[str, str]) -> None:
     bad = [o for o in result.outputs if not o.ok]
     if bad:
-        st.error(f"{len(bad)} of {len(result.outputs)} outputs differ from torch.")
+        st.error(
+            f"{len(bad)} of {len(result.outputs)} outputs differ from torch.\n\n"
+            + "\n".join(f"- **{literal(o.name)}**: {literal(o.message)}" for o in bad)
+        )
     else:
         st.success(f"All {len(result.outputs)} outputs match torch within their dtype's tolerance.")
     st.dataframe(
@@ -151,6 +155,10 @@ def show_checks(result: RunResult, names: dict[str, str]) -> None:
         ],
         hide_index=True,
         key="run_checks",
+        column_config={
+            "first values": st.column_config.TextColumn(width="medium"),  # the detail has the room to show
+            "detail": st.column_config.TextColumn(width="large"),
+        },
     )
 
 
@@ -232,7 +240,7 @@ def show_kernels(result: RunResult) -> None:
             x="kernel",
             y=[c for c in chart if c != "kernel"],
             horizontal=True,
-            color=["#3b7dd8", "#dddddd"][: len(chart) - 1],
+            color=["#3b7dd8", "#8888884d"][: len(chart) - 1],  # translucent grey: faint on either theme
         )
 
 

@@ -37,7 +37,7 @@ def side_column(text: str, segment: int, side: pipeline.Side, key: str) -> None:
     rows = viz.boundary_rows(compiled.scheduled, compiled.segmentation)
     if rows:
         st.markdown("**Why the kernels are split**")
-        st.dataframe(
+        st.table(
             [
                 {
                     "edge": r.label,
@@ -50,19 +50,17 @@ def side_column(text: str, segment: int, side: pipeline.Side, key: str) -> None:
                 for r in rows
             ],
             hide_index=True,
-            key=f"{key}_boundaries",
         )
     else:
         st.caption("No tensor crosses between kernels.")
     if compiled.segmentation.refused:
         with st.expander(f"Merges tried and refused ({len(compiled.segmentation.refused)})"):
-            st.dataframe(
+            st.table(
                 [
                     {"first": r.first, "second": r.second, "reason": r.reason}
                     for r in compiled.segmentation.refused
                 ],
                 hide_index=True,
-                key=f"{key}_refused",
             )
 
 

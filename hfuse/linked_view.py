@@ -6,7 +6,8 @@ it); a click on a kernel's box shows its source; a click on a line of source mar
 the values that line computes or uses. It needs no server: the diagram is graphviz's SVG, the source and
 the links between them are data in the page, and a small script does the rest. Every text from the
 fusion is escaped (graphviz escapes its labels; the source and names are escaped here, and the data is
-JSON with every `<` escaped, so that no text can end its script element).
+JSON with every `<` escaped, so that no text can end its script element). Its colours follow the
+browser's light or dark setting; the diagram keeps its white card in both.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from hfuse.codegen.provenance import computed_values, value_lines
-from hfuse.viz import group_title
+from hfuse.viz import BACKGROUND, group_title
 
 if TYPE_CHECKING:
     from hfuse.pipeline import Compiled
@@ -33,6 +34,7 @@ def linked_view_html(svg: str, compiled: Compiled, names: Mapping[str, str] | No
     kernels = "".join(_kernel_block(group_id, kernel) for group_id, kernel in data["kernels"].items())
     return _PAGE.format(
         svg=_fit(svg),
+        background=BACKGROUND,
         kernels=kernels,
         data=json.dumps(data).replace("<", "\\u003c"),  # no text can end the script element
     )
@@ -95,22 +97,28 @@ def _fit(svg: str) -> str:
 
 _PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><style>
-body {{ margin: 0; font-family: sans-serif; font-size: 13px; color: #222; background: #fff; }}
+:root {{ color-scheme: light dark; --text: #222; --muted: #555; --page: #fff; --border: #ddd;
+  --heading: #f6f6f6; --hover: #f1f3f5; --marked: #fff3bf; --number: #999; }}
+@media (prefers-color-scheme: dark) {{
+  :root {{ --text: #e8e6e3; --muted: #a8a6a3; --page: #171614; --border: #3d3b38; --heading: #262522;
+    --hover: #2b2a27; --marked: #5a4a0a; --number: #8a8884; }}
+}}
+body {{ margin: 0; font-family: sans-serif; font-size: 13px; color: var(--text); background: var(--page); }}
 .panes {{ display: flex; gap: 12px; height: calc(100vh - 34px); }}
-.pane {{ overflow: auto; border: 1px solid #ddd; border-radius: 6px; }}
-#diagram {{ flex: 11; }} #code {{ flex: 9; }}
+.pane {{ overflow: auto; border: 1px solid var(--border); border-radius: 6px; }}
+#diagram {{ flex: 11; background: {background}; }} #code {{ flex: 9; }}
 svg.diagram {{ width: 100%; height: auto; }}
 svg .node, svg .cluster {{ cursor: pointer; }}
 svg .node.picked polygon, svg .node.picked ellipse, svg .node.picked path {{
   stroke: #d6336c; stroke-width: 4px; }}
-#hint {{ height: 26px; padding: 4px 2px; color: #555; white-space: nowrap; overflow: hidden;
+#hint {{ height: 26px; padding: 4px 2px; color: var(--muted); white-space: nowrap; overflow: hidden;
   text-overflow: ellipsis; }}
-h3 {{ margin: 0; padding: 8px 10px; font-size: 13px; background: #f6f6f6; position: sticky; top: 0; }}
+h3 {{ margin: 0; padding: 8px 10px; font-size: 13px; background: var(--heading); position: sticky; top: 0; }}
 pre {{ margin: 0; font-size: 12px; line-height: 1.45; }}
 .line {{ padding: 0 8px; white-space: pre-wrap; cursor: pointer; }}
-.line:hover {{ background: #f1f3f5; }}
-.line.marked {{ background: #fff3bf; }}
-.number {{ display: inline-block; width: 3.2em; color: #999; user-select: none; }}
+.line:hover {{ background: var(--hover); }}
+.line.marked {{ background: var(--marked); }}
+.number {{ display: inline-block; width: 3.2em; color: var(--number); user-select: none; }}
 </style></head><body>
 <div id="hint">Click a value, an op or a kernel's box in the diagram, or a line of code.</div>
 <div class="panes">

@@ -34,6 +34,7 @@ KIND_COLORS = {
 INPUT_FILL = "#e8f4ea"
 OUTPUT_FILL = "#fdf0e6"
 CROSSING_COLOR = "#d62728"
+BACKGROUND = "white"
 ATTR_TEXT_LIMIT = 48
 FONT = "Helvetica"
 
@@ -81,7 +82,8 @@ def check_size(fusion: Fusion) -> None:
 
 def new_graph(name: str) -> graphviz.Digraph:
     graph = graphviz.Digraph(name)
-    graph.attr(rankdir="TB", fontname=FONT, nodesep="0.25", ranksep="0.35")
+    # A white card with a margin: the colours read the same on a light or a dark page.
+    graph.attr(rankdir="TB", fontname=FONT, nodesep="0.25", ranksep="0.35", bgcolor=BACKGROUND, pad="0.2")
     graph.attr("node", fontname=FONT, fontsize="11")
     graph.attr("edge", fontname=FONT, fontsize="10", color="#555555")
     return graph
@@ -425,21 +427,20 @@ class BoundaryRow:
     label: str
     tensor: str
     size: str
-    producer: str
-    consumer: str
+    producer: int  # group ids: the numbers of the diagram's "kernel N" and "segment N" boxes
+    consumer: int
     reason: str
 
 
 def boundary_rows(fusion: Fusion, segmentation: Segmentation) -> list[BoundaryRow]:
     """The boundaries in the order of their B1, B2, ... edge labels, for a table beside the diagram."""
-    groups = {g.id: g for g in segmentation.groups}
     return [
         BoundaryRow(
             label=f"B{number}",
             tensor=b.tensor,
             size=format_bytes(fusion.value(b.tensor).nbytes),
-            producer=group_title(groups[b.producer]) if b.producer in groups else str(b.producer),
-            consumer=group_title(groups[b.consumer]) if b.consumer in groups else str(b.consumer),
+            producer=b.producer,
+            consumer=b.consumer,
             reason=b.reason,
         )
         for number, b in enumerate(segmentation.boundaries, start=1)

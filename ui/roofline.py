@@ -14,6 +14,7 @@ from hfuse.runtime.profile_model import FusionProfile
 from hfuse.service.measure import CLONE, Timing
 
 ROOF_SAMPLES = 64
+ROOF_TEXT_COLOR = "#808495"  # a grey that reads on a light and a dark theme (a chart cannot read the theme)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +72,7 @@ def roofline_chart(points: Sequence[Point], peak_gbs: float | None, peak_flops: 
     )
     names = (
         alt.Chart(alt.Data(values=_roof_names(roof, peak_gbs, peak_flops)))
-        .mark_text(align="left", dx=6, dy=-8, color="#666", fontSize=11)
+        .mark_text(align="left", dx=6, dy=-8, color=ROOF_TEXT_COLOR, fontSize=11)
         .encode(x="FLOP per byte:Q", y="GFLOP/s:Q", text="text:N")
     )
     return (line + names + dots).properties(height=380)

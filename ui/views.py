@@ -1,18 +1,28 @@
-"""Pieces every page draws the same way: errors with their line and caret, diagrams with downloads."""
+"""Pieces every page draws the same way: errors with their line and caret, diagrams with zoom and
+downloads, marked source. Each reads in Streamlit's light and dark themes."""
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 
 import streamlit as st
 
 from hfuse.errors import HfuseError
+from hfuse.viz import BACKGROUND as DIAGRAM_BACKGROUND
 from ui import pipeline, state
 from ui.literal import literal
 
 CONTEXT_LINES = 2
 TITLE_CHARS = 120
+FIT = "Fit"
+ZOOMS = {FIT: None, "75%": 0.75, "100%": 1.0, "150%": 1.5}
+ZOOMED_HEIGHT = 640  # pixels: a zoomed diagram taller than this scrolls
+PIXELS_PER_POINT = 4 / 3
+SCROLLBAR_PIXELS = 16
+MARKED_BACKGROUND = "rgba(255,204,0,0.3)"  # translucent: a marked line reads on a light and a dark theme
+_SVG_SIZE = re.compile(r'\b(width|height)="([\d.]+)pt"')
 
 
 def show_error(err: HfuseError, text: str) -> None:
@@ -37,7 +47,8 @@ def show_error(err: HfuseError, text: str) -> None:
 
 
 def diagram(make_dot: Callable[[], str], file_stem: str, key: str) -> None:
-    """A graphviz chart, then buttons to download its DOT source (and SVG where `dot` exists).
+    """A graphviz chart fitted to its column, or zoomed in a scroll box where the `dot` binary exists;
+    then buttons to download its DOT source (and SVG where `dot` exists).
 
     `make_dot` may raise HfuseError (a fusion too large to draw, a stage that failed): shown in place.
     """
@@ -46,7 +57,25 @@ def diagram(make_dot: Callable[[], str], file_stem: str, key: str) -> None:
     except HfuseError as err:
         show_error(err, state.definition())
         return
-    st.graphviz_chart(dot_source, width="stretch")
+    svg = pipeline.svg_of(dot_source)
+    zoom = None
+    if svg is not None:
+        picked = st.segmented_control(
+            "Zoom",
+            list(ZOOMS),
+            default=FIT,
+            required=True,
+            key=f"{key}_zoom",
+            label_visibility="collapsed",
+            help="Fit: the whole diagram in its column (full screen from its toolbar). A percentage: "
+            "graphviz's own size times that, to scroll through.",
+        )
+        zoom = ZOOMS[picked]
+    if zoom is None:
+        st.graphviz_chart(dot_source, width="stretch")
+    else:
+        page, height = zoomed_svg_page(svg, zoom)
+        st.iframe(page, height=height)
     columns = st.columns(2)
     columns[0].download_button(
         "Download .dot",
@@ -56,7 +85,6 @@ def diagram(make_dot: Callable[[], str], file_stem: str, key: str) -> None:
         key=f"{key}_dot",
         icon=":material/download:",
     )
-    svg = pipeline.svg_of(dot_source)
     if svg is not None:
         columns[1].download_button(
             "Download .svg",
@@ -66,6 +94,26 @@ def diagram(make_dot: Callable[[], str], file_stem: str, key: str) -> None:
             key=f"{key}_svg",
             icon=":material/download:",
         )
+
+
+def zoomed_svg_page(svg: str, zoom: float) -> tuple[str, int]:
+    """A page with graphviz's `svg` at `zoom` times its size in a scroll box, and the page's height in
+    pixels: the diagram's, up to ZOOMED_HEIGHT."""
+    start = svg.index("<svg")
+    end = svg.index(">", start)  # the svg element's opening tag holds its size
+    sizes = {name: float(points) * zoom for name, points in _SVG_SIZE.findall(svg, start, end)}
+    tag = _SVG_SIZE.sub(lambda size: f'{size[1]}="{sizes[size[1]]:.1f}pt"', svg[start:end])
+    body = tag + svg[end:]
+    height = min(round(sizes["height"] * PIXELS_PER_POINT) + SCROLLBAR_PIXELS, ZOOMED_HEIGHT)
+    page = (
+        "<!doctype html><html><head><style>"
+        "body { margin: 0; }"
+        ".card { width: fit-content; max-width: 100%; height: 100vh; box-sizing: border-box; overflow: auto;"
+        f" background: {DIAGRAM_BACKGROUND}; }}"
+        "svg { display: block; }"
+        f'</style></head><body><div class="card">{body}</div></body></html>'
+    )
+    return page, height
 
 
 def current_fusion():
@@ -97,13 +145,13 @@ def fusion_caption() -> str:
 
 def highlighted_code(source: str, marked: set[int]) -> str:
     """Source as an HTML block with line numbers, the `marked` lines (1-based) highlighted; every line is
-    escaped, so the text shows as itself."""
+    escaped, so the text shows as itself. Text keeps the theme's colour and the backgrounds are
+    translucent, so the block reads in a light and a dark theme."""
     rows = []
     for number, line in enumerate(source.splitlines(), start=1):
-        style = ' style="background:#fff3b0"' if number in marked else ""
-        rows.append(f'<span{style}><span style="color:#999">{number:4d}  </span>{html.escape(line)}</span>')
+        style = f' style="background:{MARKED_BACKGROUND}"' if number in marked else ""
+        rows.append(f'<span{style}><span style="opacity:0.55">{number:4d}  </span>{html.escape(line)}</span>')
     return (
-        '<pre style="font-size:0.8rem;line-height:1.35;padding:0.8rem;background:#f6f8fa;overflow-x:auto">'
-        + "\n".join(rows)
-        + "</pre>"
+        '<pre style="font-size:0.8rem;line-height:1.35;padding:0.8rem;background:rgba(128,128,128,0.1);'
+        'border-radius:0.5rem;overflow-x:auto">' + "\n".join(rows) + "</pre>"
     )
