@@ -11,7 +11,7 @@ from hfuse.backends import HFUSE, STRATEGIES
 from hfuse.errors import HfuseError
 from hfuse.printer import print_fusion
 from hfuse.stages import compile_stages
-from ui import pipeline, state, views
+from ui import comparison, pipeline, state, views
 from ui.literal import literal
 
 
@@ -57,7 +57,8 @@ def _definition_of(pasted: str) -> str:
 
 
 def compare(before_text: str, after_text: str, segment: int, titles: tuple[str, str], key: str) -> None:
-    """The IR's diff, each strategy's kernel count and the kernels' source diff of two definitions."""
+    """The IR's diff, each strategy's kernel count and the kernels' source diff of two definitions; hfuse's
+    segments of both matched, and a button to run both."""
     before_title, after_title = titles
     outputs = state.option("outputs")
     try:
@@ -101,6 +102,8 @@ def compare(before_text: str, after_text: str, segment: int, titles: tuple[str, 
             st.code(source_diff, language="diff")
         else:
             st.caption("The kernels are the same.")
+    comparison.segmentation_difference(before_text, after_text, segment, titles, key)
+    comparison.run_both(before_text, after_text, segment, titles, key)
 
 
 def _diff(before: str, after: str, before_title: str, after_title: str) -> str:

@@ -22,12 +22,14 @@ Status = Literal["same", "changed", "added", "removed"]
 class FusionDiff:
     """`exprs`: the status of each op of the second fusion, by position; `removed`: the positions of the
     first fusion's ops with no partner; `inputs`: the status of each input of the second fusion;
-    `partner`: a value of the second fusion -> the value of the first it stands for."""
+    `partner`: a value of the second fusion -> the value of the first it stands for; `pairs`: an op of the
+    second fusion, by position -> the position of its partner op in the first (added ops have none)."""
 
     exprs: tuple[Status, ...]
     removed: tuple[int, ...]
     inputs: tuple[Status, ...]
     partner: dict[str, str]
+    pairs: dict[int, int]
 
     @property
     def changed(self) -> bool:
@@ -66,7 +68,7 @@ def diff_fusions(before: Fusion, after: Fusion) -> FusionDiff:
         ]
         same = _signature(expr, after) == _signature(was, before) and not rewired
         statuses.append("same" if same else "changed")
-    return FusionDiff(tuple(statuses), tuple(removed), tuple(inputs), partner)
+    return FusionDiff(tuple(statuses), tuple(removed), tuple(inputs), partner, pairs)
 
 
 def _signature(expr: Expr, fusion: Fusion) -> tuple:

@@ -284,6 +284,17 @@ def measured_segments(profile: FusionProfile) -> dict[int, Measured]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class Marked:
+    """A segment drawn in the colours of what it is in a comparison rather than its kind's, with `text`
+    added to its title."""
+
+    fill: str
+    border: str
+    text: str
+    dashed: bool = False
+
+
 def heat_color(share: float) -> str:
     """From white (none of the run) to a deep orange (all of it)."""
     share = min(max(share, 0.0), 1.0)
@@ -298,6 +309,7 @@ def _draw_segmentation(
     prefix: str,
     measured: Mapping[int, Measured] | None = None,
     names: Mapping[str, str] | None = None,
+    marks: Mapping[int, Marked] | None = None,
 ) -> None:
     styles = _Styles(fusion, prefix, names or {})
     styles.tensor_nodes(graph, alias_views(fusion, segmentation))
@@ -320,10 +332,14 @@ def _draw_segmentation(
             part = measured.get(group.id, Measured(0.0, "not measured"))
             fill = heat_color(part.share)
             title.append(part.text)
+        mark = (marks or {}).get(group.id)
+        if mark is not None:
+            fill, border = mark.fill, mark.border
+            title.append(mark.text)
         with graph.subgraph(name=f"cluster_{prefix}g{group.id}") as cluster:
             cluster.attr(
                 label=graph_label(*title),
-                style="rounded,filled",
+                style="rounded,filled" + (",dashed" if mark is not None and mark.dashed else ""),
                 fillcolor=fill,
                 color=border,
                 penwidth="2",
@@ -398,17 +414,19 @@ def compare_graph(
     left: tuple[str, Fusion, Segmentation],
     right: tuple[str, Fusion, Segmentation],
     kernel_counts: tuple[int, int] | None = None,
+    marks: tuple[Mapping[int, Marked], Mapping[int, Marked]] | None = None,
 ) -> graphviz.Digraph:
     """Two segmentations side by side, each (title, fusion, segmentation) in a titled outer cluster.
 
     The fusions may differ (the passes rewrite it differently when outputs may be views or not).
     `kernel_counts`: the CUDA launches of each side (`Compiled.kernel_count`, which counts a split
-    reduction twice); by default each segmentation's kernel groups.
+    reduction twice); by default each segmentation's kernel groups. `marks`: each side's segments drawn
+    as what they are in a comparison, by group id.
     """
     graph = new_graph("comparison")
     counts = kernel_counts or (left[2].kernel_count, right[2].kernel_count)
-    for prefix, (title, fusion, segmentation), kernels in zip(
-        ("L_", "R_"), (left, right), counts, strict=True
+    for prefix, (title, fusion, segmentation), kernels, marked in zip(
+        ("L_", "R_"), (left, right), counts, marks or (None, None), strict=True
     ):
         check_size(fusion)
         with graph.subgraph(name=f"cluster_{prefix}side") as side:
@@ -418,7 +436,7 @@ def compare_graph(
                 color="#bbbbbb",
                 fontsize="14",
             )
-            _draw_segmentation(side, fusion, segmentation, prefix)
+            _draw_segmentation(side, fusion, segmentation, prefix, marks=marked)
     return graph
 
 

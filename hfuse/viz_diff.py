@@ -1,14 +1,20 @@
 """The difference of two fusions drawn: the second fusion's graph with its ops and values coloured as added,
 changed or the same (`hfuse.fusion_diff`), the first fusion's removed ops drawn dashed where they were, and
-a legend. Built with the `graphviz` package, as every diagram of `hfuse.viz`."""
+a legend; and the difference of their cuts into kernels (`hfuse.segment_diff`): both segmentations side by
+side, each segment coloured as the same, changed, added or removed. Built with the `graphviz` package, as
+every diagram of `hfuse.viz`."""
 
 from __future__ import annotations
+
+import itertools
 
 import graphviz
 
 from hfuse.fusion_diff import FusionDiff, Status
 from hfuse.ir import Fusion
-from hfuse.viz import check_size, expr_lines, graph_label, new_graph, value_lines
+from hfuse.segment.model import Segmentation
+from hfuse.segment_diff import SegmentationDiff
+from hfuse.viz import Marked, check_size, compare_graph, expr_lines, graph_label, new_graph, value_lines
 
 DIFF_COLORS: dict[Status, tuple[str, str]] = {  # fill, border
     "same": ("#ffffff", "#9e9e9e"),
@@ -59,7 +65,49 @@ def diff_graph(before: Fusion, after: Fusion, diff: FusionDiff, titles: tuple[st
             if name in stands_for:
                 color = DIFF_COLORS["removed"][1]
                 graph.edge(f"v_{stands_for[name]}", f"removed_e{index}", style="dashed", color=color)
-    _legend(graph, titles, words)
+    _legend(graph, f"{titles[1]}, against {titles[0]}", words)
+    return graph
+
+
+def segment_legend(titles: tuple[str, str]) -> dict[Status, str]:
+    """What each colour of a segmentation difference means."""
+    return {
+        "same": "the same segment in both",
+        "changed": "changed: other ops, scheduler or tensors",
+        "added": f"added: only {titles[1]}",
+        "removed": f"removed: only {titles[0]}",
+    }
+
+
+def segmentation_diff_graph(
+    before: tuple[Fusion, Segmentation, int],
+    after: tuple[Fusion, Segmentation, int],
+    diff: SegmentationDiff,
+    titles: tuple[str, str],
+) -> graphviz.Digraph:
+    """Both plans side by side, each (the fusion its segments hold, the segmentation, its kernel launches),
+    every segment coloured by what `diff` says of it and titled with its partner's id; and a legend."""
+    old_marks: dict[int, Marked] = {}
+    new_marks: dict[int, Marked] = {}
+    for match in diff.matches:
+        fill, border = DIFF_COLORS[match.status]
+        if match.before is not None:
+            text = (
+                "removed" if match.after is None else f"{match.status}: segment {match.after.id} {titles[1]}"
+            )
+            old_marks[match.before.id] = Marked(fill, border, text, dashed=match.after is None)
+        if match.after is not None:
+            text = (
+                "added" if match.before is None else f"{match.status}: segment {match.before.id} {titles[0]}"
+            )
+            new_marks[match.after.id] = Marked(fill, border, text)
+    graph = compare_graph(
+        (titles[0], before[0], before[1]),
+        (titles[1], after[0], after[1]),
+        (before[2], after[2]),
+        marks=(old_marks, new_marks),
+    )
+    _legend(graph, f"segments {titles[1]}, against {titles[0]}", segment_legend(titles), stacked=True)
     return graph
 
 
@@ -87,9 +135,16 @@ def _node(
     )
 
 
-def _legend(graph: graphviz.Digraph, titles: tuple[str, str], words: dict[Status, str]) -> None:
+def _legend(graph: graphviz.Digraph, title: str, words: dict[Status, str], *, stacked: bool = False) -> None:
+    """The colours in a row, or `stacked` in a column (beside two plans, where a row would make the
+    diagram too wide to read)."""
     with graph.subgraph(name="cluster_legend") as legend:
-        legend.attr(label=graph_label(f"{titles[1]}, against {titles[0]}"), style="rounded", color="#bbbbbb")
-        legend.attr(rank="same")
-        for status, meaning in reversed(words.items()):  # a rank is laid out right to left
-            _node(legend, f"legend_{status}", [meaning], status, "box", words)
+        legend.attr(label=graph_label(title), style="rounded", color="#bbbbbb")
+        if not stacked:
+            legend.attr(rank="same")
+        order = list(words) if stacked else list(reversed(words))  # a rank is laid out right to left
+        for status in order:
+            _node(legend, f"legend_{status}", [words[status]], status, "box", words)
+        if stacked:
+            for upper, lower in itertools.pairwise(order):
+                legend.edge(f"legend_{upper}", f"legend_{lower}", style="invis")

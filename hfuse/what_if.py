@@ -13,11 +13,13 @@ from dataclasses import dataclass, replace
 import torch
 
 from hfuse.edit import cut_at
+from hfuse.fusion_diff import Status
 from hfuse.loader import Script
 from hfuse.pipeline import Compiled
 from hfuse.printer import print_fusion
-from hfuse.runtime.profile_model import FusionProfile
+from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.segment.override import Merge
+from hfuse.segment_diff import SegmentationDiff
 from hfuse.service.request import RunRequest, RunResult
 from hfuse.units import format_bytes
 
@@ -84,12 +86,14 @@ def cuttable_tensors(compiled: Compiled) -> dict[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class Figure:
-    """One measure of both runs: the current plan's, the what-if's, and the change."""
+    """One measure of both runs: the current plan's, the what-if's, the change (what-if minus current) and
+    the ratio (what-if over current)."""
 
     measure: str
     current: str
     what_if: str
     change: str
+    ratio: str = ""
 
 
 def compare_runs(current: RunResult, what_if: RunResult) -> list[Figure]:
@@ -98,31 +102,84 @@ def compare_runs(current: RunResult, what_if: RunResult) -> list[Figure]:
     a, b = current.profile, what_if.profile
     assert a is not None and b is not None, "compare_runs takes two runs that worked"
     figures = [
-        Figure("kernels launched", str(a.segments), str(b.segments), _signed(b.segments - a.segments)),
+        Figure(
+            "kernels launched",
+            str(a.segments),
+            str(b.segments),
+            _signed(b.segments - a.segments),
+            _ratio(a.segments, b.segments),
+        ),
         Figure("outputs matching torch", _matching(current), _matching(what_if), ""),
     ]
     for measure, count in (("bytes moved", _moved), ("bytes between kernels", _between)):
         before, after = count(a), count(b)
-        change = _bytes_change(after - before)
-        figures.append(Figure(measure, format_bytes(before), format_bytes(after), change))
-    timed = a.times_meaningful and b.times_meaningful and a.kernel_time_ms and b.kernel_time_ms
-    figures.append(
-        Figure(
-            "kernel time",
-            format_ms(a.kernel_time_ms if a.times_meaningful else None),
-            format_ms(b.kernel_time_ms if b.times_meaningful else None),
-            f"{b.kernel_time_ms / a.kernel_time_ms:.2f}x" if timed else "not measured (no GPU)",
+        figures.append(
+            Figure(
+                measure,
+                format_bytes(before),
+                format_bytes(after),
+                _bytes_change(after - before),
+                _ratio(before, after),
+            )
         )
+    times = (
+        (a.kernel_time_ms, b.kernel_time_ms) if a.times_meaningful and b.times_meaningful else (None, None)
     )
+    figures.append(Figure("kernel time", format_ms(times[0]), format_ms(times[1]), *_time_change(*times)))
     bandwidths = (a.effective_bandwidth_gbs, b.effective_bandwidth_gbs)
+    timed = all(times) and all(bandwidths)
     figures.append(
         Figure(
             "bandwidth",
             _gbs(bandwidths[0]),
             _gbs(bandwidths[1]),
-            f"{bandwidths[1] / bandwidths[0]:.2f}x" if timed and all(bandwidths) else "",
+            f"{bandwidths[1] - bandwidths[0]:+,.1f} GB/s" if timed else "",
+            _ratio(*bandwidths) if timed else "",
         )
     )
+    return figures
+
+
+@dataclass(frozen=True, slots=True)
+class KernelFigure:
+    """A segment of the current run beside its partner in the what-if's (`hfuse.segment_diff`): its status,
+    each side's kernel, bytes moved and time ("-" where a side has no partner), and their changes."""
+
+    status: Status
+    current: str
+    what_if: str
+    bytes_current: str
+    bytes_what_if: str
+    bytes_change: str
+    time_current: str
+    time_what_if: str
+    time_change: str
+
+
+def compare_kernels(current: RunResult, what_if: RunResult, diff: SegmentationDiff) -> list[KernelFigure]:
+    """Each pair of segments that `diff` matched between the plans the two runs ran, and each segment
+    only one plan has, in `diff`'s order. A segment one plan lacks counts as no bytes and no time."""
+    kernels = [_segments(current), _segments(what_if)]
+    timed = current.profile.times_meaningful and what_if.profile.times_meaningful
+    figures = []
+    for match in diff.matches:
+        a = None if match.before is None else kernels[0].get(match.before.id)
+        b = None if match.after is None else kernels[1].get(match.after.id)
+        moved = [None if k is None else k.input_bytes + k.output_bytes for k in (a, b)]
+        times = [None if k is None or not timed else k.time_ms for k in (a, b)]
+        figures.append(
+            KernelFigure(
+                match.status,
+                _kernel(a),
+                _kernel(b),
+                "-" if moved[0] is None else format_bytes(moved[0]),
+                "-" if moved[1] is None else format_bytes(moved[1]),
+                _bytes_change((moved[1] or 0) - (moved[0] or 0)),
+                format_ms(times[0]),
+                format_ms(times[1]),
+                _time_change(times[0] or 0.0, times[1] or 0.0)[0] if timed else "not measured (no GPU)",
+            )
+        )
     return figures
 
 
@@ -153,6 +210,29 @@ def _matching(result: RunResult) -> str:
 
 def _signed(count: int) -> str:
     return f"{count:+d}" if count else "same"
+
+
+def _ratio(before: float | None, after: float | None) -> str:
+    return f"{after / before:.2f}x" if before and after is not None else ""
+
+
+def _time_change(before: float | None, after: float | None) -> tuple[str, str]:
+    """The change of a time and its ratio, where both were measured."""
+    if before is None or after is None:
+        return "not measured (no GPU)", ""
+    change = after - before
+    return ("+" if change >= 0 else "-") + format_ms(abs(change)), _ratio(before, after)
+
+
+def _segments(result: RunResult) -> dict[int, KernelProfile]:
+    assert result.profile is not None, "compare_kernels takes two runs that worked"
+    return {k.segment_id: k for k in result.profile.segment_profiles}
+
+
+def _kernel(profile: KernelProfile | None) -> str:
+    if profile is None:
+        return "-"
+    return profile.name if profile.launches_kernel else f"{profile.name} (no kernel)"
 
 
 def _bytes_change(count: int) -> str:

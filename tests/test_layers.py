@@ -17,7 +17,7 @@ LAYERS = (
               "printer", "reference", "tolerance", "backends", "special_values", "structure", "flops",
               "magnitude", "fusion_diff"}),
     ("passes", {"passes"}),
-    ("segment", {"segment", "export"}),
+    ("segment", {"segment", "export", "segment_diff"}),
     ("codegen", {"codegen", "pipeline", "stages"}),
     ("runtime", {"runtime"}),
     ("frontend and loader", {"frontend", "loader", "edit", "examples", "baselines"}),

@@ -16,9 +16,10 @@ from hfuse.reference import evaluate
 from hfuse.runtime import execute
 from hfuse.segment.model import SchedulerKind
 from hfuse.segment.override import KERNEL, LAUNCH, Merge
+from hfuse.segment_diff import diff_segmentations
 from hfuse.service.request import RunRequest, run_request
 from hfuse.tolerance import compare, reduction_size
-from hfuse.what_if import Candidate, compare_runs, cut, cuttable_tensors, merged
+from hfuse.what_if import Candidate, compare_kernels, compare_runs, cut, cuttable_tensors, merged
 
 
 def _softmax():
@@ -181,3 +182,31 @@ def test_a_refused_merge_comes_back_as_the_runs_failure(fresh_cache):
 def test_a_run_measured_beside_torch_takes_no_merge():
     with pytest.raises(ValueError, match="without a merge"):
         RunRequest(SOFTMAX, compare=True, merge=Merge(0, 1))
+
+
+def test_two_definitions_run_with_each_kernel_beside_its_partner(fresh_cache):
+    """The definition against itself with a cut: kernels matched by `hfuse.segment_diff`, bytes and the
+    change of each, the figures' changes and ratios."""
+    before = _current()
+    script = hfuse.load(SOFTMAX, device="meta")
+    after = cut(before, script, "T4")
+    results = [run_request(plan.request()) for plan in (before, after)]
+    assert all(r.ok for r in results), [r.failure for r in results]
+    plans = [hfuse.compile(hfuse.load(plan.text, device="meta").fusion) for plan in (before, after)]
+    diff = diff_segmentations(*((c.scheduled, c.segmentation) for c in plans), ("before", "after"))
+    kernels = compare_kernels(*results, diff)
+    assert [(k.status, k.current, k.what_if) for k in kernels] == [
+        ("changed", "hfuse_normalization_g0", "hfuse_normalization_g0"),
+        ("added", "-", "hfuse_pointwise_g1"),
+        ("added", "-", "hfuse_normalization_g2"),
+    ]
+    kept, *added = kernels
+    # the kept kernel writes T4 where it wrote T7, of the same size
+    assert kept.bytes_current == kept.bytes_what_if and kept.bytes_change == "same"
+    assert all(k.bytes_current == "-" and k.bytes_change == "+" + k.bytes_what_if for k in added)
+    figures = {f.measure: f for f in compare_runs(*results)}
+    assert (figures["kernels launched"].change, figures["kernels launched"].ratio) == ("+2", "3.00x")
+    assert figures["bytes moved"].ratio == "3.00x"  # each kernel reads and writes one tensor of the same size
+    if not torch.cuda.is_available():
+        assert all(k.time_change == "not measured (no GPU)" for k in kernels)
+        assert (figures["kernel time"].change, figures["kernel time"].ratio) == ("not measured (no GPU)", "")

@@ -22,9 +22,10 @@ from hfuse.ir import Fusion
 from hfuse.linked_view import linked_view_html
 from hfuse.loader import Script
 from hfuse.segment.model import SchedulerKind
+from hfuse.segment_diff import SegmentationDiff, diff_segmentations
 from hfuse.service.compile import CompileRequest, CompileResult
 from hfuse.service.worker import shared_compile_pool
-from hfuse.viz_diff import diff_graph
+from hfuse.viz_diff import diff_graph, segmentation_diff_graph
 from hfuse.what_if import Candidate
 
 if TYPE_CHECKING:
@@ -99,6 +100,32 @@ def diff_dot(before_text: str, after_text: str, titles: tuple[str, str], segment
     """The second definition's IR with what differs from the first's coloured, and a legend."""
     before, after = fusion_of(before_text, segment), fusion_of(after_text, segment)
     return diff_graph(before, after, diff_fusions(before, after), titles).source
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def segmentation_diff(
+    before_text: str, after_text: str, outputs: str, titles: tuple[str, str], segment: int = 0
+) -> SegmentationDiff:
+    """Which of hfuse's segments of the second definition are the same as the first's, changed or added,
+    and which of the first's were removed."""
+    before, after = (_compiled(text, HFUSE, outputs, segment) for text in (before_text, after_text))
+    return diff_segmentations(
+        (before.scheduled, before.segmentation), (after.scheduled, after.segmentation), titles
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def segmentation_diff_dot(
+    before_text: str, after_text: str, outputs: str, titles: tuple[str, str], segment: int = 0
+) -> str:
+    """Both definitions' hfuse segments side by side, each coloured by what it is in the other."""
+    before, after = (_compiled(text, HFUSE, outputs, segment) for text in (before_text, after_text))
+    return segmentation_diff_graph(
+        (before.scheduled, before.segmentation, before.kernel_count),
+        (after.scheduled, after.segmentation, after.kernel_count),
+        segmentation_diff(before_text, after_text, outputs, titles, segment),
+        titles,
+    ).source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

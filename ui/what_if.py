@@ -134,19 +134,11 @@ def show_what_if(current: Candidate, what_if: Candidate) -> None:
 
 
 def run_both(current: Candidate, what_if: Candidate) -> None:
-    """Each plan through the run service, one after the other; failures are shown, not kept."""
-    results = []
-    with st.status("Running the current plan and the what-if...", expanded=True) as progress:
-        for title, candidate in (("current plan", current), ("what-if", what_if)):
-            st.caption(f"Running the {title}")
-            result = worker.shared_service().run(candidate.request())
-            if result.failure is not None:
-                progress.update(label=f"The {title} failed", state="error")
-                views.show_error(result.failure.exception(), candidate.text)
-                return
-            results.append(result)
-        progress.update(label="Both ran", state="complete", expanded=False)
-    st.session_state[WHAT_IF_RUNS] = ((current, what_if), tuple(results))
+    """Both plans run and kept for this section; the current plan's run also for the Run page."""
+    results = run_plans((current, what_if), ("the current plan", "the what-if"))
+    if results is None:
+        return
+    st.session_state[WHAT_IF_RUNS] = ((current, what_if), results)
     outputs = "views" if current.alias_outputs else "contiguous"
     st.session_state[state.RUN_REPORT] = (
         (current.text, current.strategy, outputs, current.segment),
@@ -154,31 +146,31 @@ def run_both(current: Candidate, what_if: Candidate) -> None:
     )
 
 
+def run_plans(
+    plans: tuple[Candidate, Candidate], names: tuple[str, str]
+) -> tuple[RunResult, RunResult] | None:
+    """Each plan through the run service, one after the other; a failure is shown, and None returned."""
+    results = []
+    with st.status(f"Running {names[0]} and {names[1]}...", expanded=True) as progress:
+        for name, plan in zip(names, plans, strict=True):
+            st.caption(f"Running {name}")
+            result = worker.shared_service().run(plan.request())
+            if result.failure is not None:
+                progress.update(label=f"{name[0].upper()}{name[1:]} failed", state="error")
+                views.show_error(result.failure.exception(), plan.text)
+                return None
+            results.append(result)
+        progress.update(label="Both ran", state="complete", expanded=False)
+    return results[0], results[1]
+
+
 def show_runs(before: RunResult, after: RunResult) -> None:
-    times = before.profile.times_meaningful and after.profile.times_meaningful
-    if not times:
-        st.caption(
-            "Run in Triton's interpreter on the CPU: bytes and checks are real, times are not measured."
-        )
-    st.dataframe(
-        [
-            {"measure": f.measure, "current plan": f.current, "what-if": f.what_if, "change": f.change}
-            for f in compare_runs(before, after)
-        ],
-        hide_index=True,
-        key="whatif_figures",
-    )
+    figures_table(before, after, ("current plan", "what-if"), key="whatif_figures")
     columns = st.columns(2)
     for column, title, result in ((columns[0], "Current plan", before), (columns[1], "What-if", after)):
         with column:
             st.markdown(f"**{title}**")
-            bad = [o.name for o in result.outputs if not o.ok]
-            if bad:
-                st.error(f"{', '.join(bad)} differ from torch.")
-            elif len(result.outputs) == 1:
-                st.success("The output matches torch.")
-            else:
-                st.success(f"All {len(result.outputs)} outputs match torch.")
+            checks(result)
             st.dataframe(
                 [
                     {
@@ -195,3 +187,36 @@ def show_runs(before: RunResult, after: RunResult) -> None:
                 hide_index=True,
                 key=f"whatif_kernels_{title.split()[0].lower()}",
             )
+
+
+def figures_table(before: RunResult, after: RunResult, titles: tuple[str, str], key: str) -> None:
+    """Both runs' figures side by side (`compare_runs`), with their change and ratio."""
+    if not (before.profile.times_meaningful and after.profile.times_meaningful):
+        st.caption(
+            "Run in Triton's interpreter on the CPU: bytes and checks are real, times are not measured."
+        )
+    st.dataframe(
+        [
+            {
+                "measure": f.measure,
+                titles[0]: f.current,
+                titles[1]: f.what_if,
+                "change": f.change,
+                "ratio": f.ratio,
+            }
+            for f in compare_runs(before, after)
+        ],
+        hide_index=True,
+        key=key,
+    )
+
+
+def checks(result: RunResult) -> None:
+    """Whether the run's outputs match torch."""
+    bad = [o.name for o in result.outputs if not o.ok]
+    if bad:
+        st.error(f"{', '.join(bad)} differ from torch.")
+    elif len(result.outputs) == 1:
+        st.success("The output matches torch.")
+    else:
+        st.success(f"All {len(result.outputs)} outputs match torch.")

@@ -73,10 +73,38 @@ def test_the_ir_pages_comparison_draws_what_changed(app_url, page):
     params = {"f": share.encode_definition(SOFTMAX), "v": "1", "c": share.encode_definition(other)}
     page.goto(link(app_url, "ir", **params))
     settle(page)
-    drawn = page.locator(DIAGRAM, has=page.locator("g.cluster", has_text="in this one, against"))
+    drawn = page.locator(DIAGRAM, has=page.locator("g.cluster", has_text="in this one, against")).first
     drawn.wait_for()
     assert drawn.locator("g.node", has_text="segment_set").count() == 1  # the op this one does without
     assert drawn.locator("g.node", has_text="changed: other attributes").count() == 1
     drawn.locator("g.cluster").first.scroll_into_view_if_needed()  # the legend, above the graph
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "ir_compared_diagram")
+
+
+def test_a_shared_comparison_shows_the_segmentation_difference_and_runs_both(app_url, page):
+    """This definition (one kernel) against one cut before its sum (three): the kernel kept is marked
+    changed, the other two removed; both run, with their figures and each kernel beside its partner."""
+    other = SOFTMAX.replace("fd.ops.sum(T4,", "fd.ops.sum(fd.ops.segment_set(T4),")
+    params = {"f": share.encode_definition(SOFTMAX), "v": "1", "c": share.encode_definition(other)}
+    page.goto(link(app_url, "ir", **params))
+    settle(page)
+    drawn = page.locator(DIAGRAM, has=page.locator("g.cluster", has_text="in this one: 1 kernel"))
+    drawn.wait_for()
+    assert drawn.locator("g.cluster", has_text="changed: segment 0 in the other definition").count() >= 1
+    assert drawn.locator("g.cluster", has_text="removed").count() >= 2
+    page.get_by_text(
+        "hfuse's segments, in this one against in the other definition"
+    ).scroll_into_view_if_needed()
+    screenshot(page, "ir_compared_segments")
+    drawn.scroll_into_view_if_needed()
+    screenshot(page, "ir_compared_segments_drawn")
+    page.locator(MAIN).get_by_role("button", name="Run both").click()
+    runs = page.locator(".st-key-other_runs")
+    runs.wait_for(timeout=RUN_MS)
+    settle(page)
+    runs.scroll_into_view_if_needed()
+    assert runs.locator("[data-testid='stDataFrame']").count() == 2  # the figures, then kernel by kernel
+    assert runs.locator("[data-testid='stAlert']", has_text="The output matches torch.").count() == 2
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, "ir_compared_runs")
