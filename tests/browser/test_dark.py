@@ -121,8 +121,11 @@ def test_the_code_pages_linked_view_and_marked_lines_are_readable_in_a_dark_them
     assert_readable_diagram(view.locator("#diagram svg"))
     screenshot(dark_page, "dark_code_linked_view")
 
-    dark_page.locator("[data-testid='stSelectbox']", has_text="Show the lines of").click()
-    dark_page.get_by_role("option").first.click()
+    lines_of = dark_page.locator("[data-testid='stSelectbox']", has_text="Show the lines of")
+    choice = lines_of.get_by_role("combobox")
+    choice.focus()
+    choice.press("ArrowDown")  # opens the list (a click may only move the focus out of the linked view)
+    dark_page.locator("[role='listbox'] [role='option']").first.click()
     settle(dark_page)
     code = dark_page.locator("[data-testid='stHtml'] pre")
     code.wait_for()
