@@ -28,6 +28,7 @@ OPTIONS = "options"
 PREVIOUS = "previous_definition"  # the text an example or the op builder replaced
 ORIGINAL = "original_definition"  # the text before the visitor's own edits: as opened, or as put in
 EDITOR_EVENT = "editor_event"  # id of the last code-editor event applied
+EDITOR_TYPING = "editor_typing"  # whether this run applies a typing pause of the code editor
 SEGMENT = "segment"  # index of the definition of a segments dump chosen in the editor
 COMPARED = "compared_definition"  # what the IR page compares the definition with: a text or a link
 RUN_REPORT = "run_report"  # ((text, strategy, outputs, segment), RunResult) of the last run that worked
@@ -153,6 +154,7 @@ def absorb_editor_event() -> bool:
     editor is not drawn in that run.
     """
     event = st.session_state.get(code_editor_key())
+    st.session_state[EDITOR_TYPING] = False
     if (
         not isinstance(event, dict)
         or not event.get("id")
@@ -160,9 +162,15 @@ def absorb_editor_event() -> bool:
     ):
         return False
     st.session_state[EDITOR_EVENT] = event["id"]
+    st.session_state[EDITOR_TYPING] = event.get("type") == "change"
     if event.get("type") in ("submit", "change", "blur"):
         set_definition(event.get("text", ""))
     return True
+
+
+def editor_typing() -> bool:
+    """Whether this run comes from a pause in typing: the visitor may go on typing while it runs."""
+    return st.session_state.get(EDITOR_TYPING, False)
 
 
 def code_editor_key() -> str:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from hfuse.backends import HFUSE, NAIVE
 from hfuse.errors import HfuseError
 from ui import pipeline, state
 from ui.literal import literal
@@ -79,6 +80,17 @@ def current_fusion():
     except HfuseError as err:
         show_error(err, text)
         return None
+
+
+def definition_error(text: str, segment: int, outputs: str) -> HfuseError | None:
+    """Why the text does not load or does not compile with either segmenter; None when it does."""
+    try:
+        pipeline.fusion_of(text, segment)
+        for strategy in (NAIVE, HFUSE):
+            pipeline.compiled_of(text, strategy, outputs, segment)
+    except HfuseError as err:
+        return err
+    return None
 
 
 def fusion_caption() -> str:
