@@ -15,6 +15,7 @@ from hfuse.service.measure import CLONE, DESCRIPTIONS, ROUNDS
 from hfuse.service.request import RunRequest, RunResult
 from hfuse.service.worker import shared_service
 from hfuse.tools.report import RunSummary, report_html
+from hfuse.tools.run_table import kernel_table_csv
 from hfuse.units import format_bytes
 from ui import pipeline, state, views
 from ui.roofline import roofline_chart, roofline_points
@@ -295,12 +296,13 @@ def show_comparison(result: RunResult) -> None:
 
 
 def show_exports(text: str, segment: int, strategy: str, outputs: str, result: RunResult) -> None:
-    """The run as JSON, and the fusion with this run as one HTML file to attach to an issue."""
+    """The run as JSON, its kernel table as CSV, and the fusion with this run as one HTML file to attach to
+    an issue."""
     problem = next((o.message for o in result.outputs if not o.ok), "")
     summary = RunSummary(strategy, device_name(), result.profile, result.ok, problem, result.comparison)
     compiled = {s: pipeline.compiled_of(text, s, outputs, segment) for s in STRATEGIES}
     report = report_html(pipeline.script_of(text, segment), compiled, outputs == "views", summary)
-    left, right, _ = st.columns([1, 1, 2])
+    left, middle, right, _ = st.columns([1, 1, 1, 1])
     left.download_button(
         "Run as JSON",
         result.to_json(),
@@ -309,6 +311,16 @@ def show_exports(text: str, segment: int, strategy: str, outputs: str, result: R
         key="export_json",
         icon=":material/data_object:",
         help="Outputs and their checks, the kernel list, the first call's stages, the comparison",
+    )
+    middle.download_button(
+        "Kernels as CSV",
+        kernel_table_csv(result.profile),
+        file_name="hfuse-kernels.csv",
+        mime="text/csv",
+        key="export_csv",
+        icon=":material/table:",
+        help="The kernel table, one row a segment: times in ms, bytes, GB/s, % of peak (empty where not "
+        "measured)",
     )
     right.download_button(
         "Report as HTML",

@@ -576,12 +576,12 @@ def test_a_run_goes_through_the_worker_process(real_service):
     assert real_service.worker_pid is not None
 
 
-def test_a_run_exports_as_json_and_as_one_html_report(service):
+def test_a_run_exports_as_json_its_kernels_as_csv_and_as_one_html_report(service):
     at = open_run_page(outputs="contiguous")
     at.button(key="run").click().run()
     assert not at.exception and not errors(at)
     labels = [b.label for b in at.download_button]
-    assert labels == ["Run as JSON", "Report as HTML"]
+    assert labels == ["Run as JSON", "Kernels as CSV", "Report as HTML"]
 
 
 @pytest.mark.parametrize(("strategy", "extra"), [("naive", True), ("hfuse", False)])
