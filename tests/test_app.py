@@ -636,6 +636,24 @@ def test_a_segment_opens_in_the_editor_as_a_definition_of_its_own():
     assert headers(at) == ["Fusion definition"] and definition(at).strip() == exported.strip()
 
 
+CUMSUM = """
+with FusionDefinition() as fd:
+    t0 = fd.define_tensor(shape=[4, 8], contiguity=[True, True], dtype=DataType.Float)
+    fd.add_output(fd.ops.cumsum(t0, dim=1))
+"""
+
+
+def test_the_code_page_offers_the_fusion_as_a_benchmark_script_where_its_kernels_run_it_all():
+    softmax = share.encode_definition(get_example("softmax").text)
+    at = open_page(open_app(f=softmax, v="1"), "app_pages/code.py")
+    assert not at.exception
+    assert "Benchmark script" in [b.label for b in at.download_button]
+    at = open_page(open_app(f=share.encode_definition(CUMSUM), v="1"), "app_pages/code.py")
+    assert not at.exception
+    assert "Benchmark script" not in [b.label for b in at.download_button]
+    assert any(c.value.startswith("No benchmark script: segments") for c in at.caption)
+
+
 def test_the_code_page_shows_the_lines_of_an_ir_value():
     softmax = share.encode_definition(get_example("softmax").text)
     at = open_page(open_app(f=softmax, v="1"), "app_pages/code.py")
