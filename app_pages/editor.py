@@ -60,7 +60,8 @@ def error_marks() -> dict[str, list]:
     if state.editor_typing() and saved is not None and saved[0] == state.editor_version():
         return saved[1]
     text = state.definition()
-    err = views.definition_error(text, state.segment(), state.option("outputs")) if text.strip() else None
+    checked = text.strip() and builder_panel.unfinished() is None
+    err = views.definition_error(text, state.segment(), state.option("outputs")) if checked else None
     marks = editor_look.error_marks(err, text)
     st.session_state[MARKS] = (state.editor_version(), marks)
     return marks
@@ -144,6 +145,13 @@ def script_facts() -> None:
 
 def status() -> bool:
     """Whether the definition compiles; shown next to the editor, with the line and caret of any error."""
+    building = builder_panel.unfinished()
+    if building is not None:
+        st.info(
+            f"Being built: {len(building.inputs)} inputs, {len(building.exprs)} ops, no outputs yet. Add an "
+            "op in the builder (its results become outputs), or mark a tensor as an output."
+        )
+        return False
     fusion = views.current_fusion()
     if fusion is None:
         return False
@@ -188,8 +196,10 @@ with edit_column:
     gallery()
     editor()
     script_facts()
-    with st.expander("Build op by op"):
-        builder_panel.render()
+    # a key keeps it open while its steps replace the text and add elements above it
+    with st.expander("Build op by op", key="builder_open", on_change="rerun") as builder:
+        if builder.open:
+            builder_panel.render()
 with diagram_column:
     if status():
         preview()

@@ -318,8 +318,13 @@ def click(at: AppTest, label: str) -> AppTest:
     return at.run()
 
 
+def open_builder(at: AppTest) -> AppTest:
+    at.session_state["builder_open"] = True  # as a click on its expander does
+    return at.run()
+
+
 def test_the_op_builder_writes_the_definition():
-    at = open_app(f=share.encode_definition(""), v="1")
+    at = open_builder(open_app(f=share.encode_definition(""), v="1"))
     assert definition(at) == ""
     at.text_input(key="builder_input_shape").input("4, 8")
     at = click(at, "Add input tensor")
@@ -333,6 +338,24 @@ def test_the_op_builder_writes_the_definition():
     at = click(at, "Add sum")
     assert "dims='x' is not valid" in " ".join(errors(at))
     assert "fd.ops.sum" not in definition(at)
+
+
+def test_the_builder_takes_a_dtype_offers_the_newest_tensor_and_calls_a_fusion_without_outputs_unfinished():
+    at = open_builder(open_app(f=share.encode_definition(""), v="1"))
+    at = click(at, "Add input tensor")
+    assert not errors(at)
+    assert [i.value for i in at.info][0].startswith("Being built: 1 inputs, 0 ops, no outputs yet")
+    at.selectbox(key="builder_input_dtype").set_value("Half")
+    at = click(at, "Add input tensor")
+    assert (
+        "T1 = fd.define_tensor(shape=[16, 128], contiguity=[True, True], dtype=DataType.Half"
+        in definition(at)
+    )
+    operands = {t.label: t.value for t in at.text_input if t.key.startswith("builder_add_")}
+    assert operands == {"a": "T1", "b": "T1"}  # the newest tensor
+    at = click(at, "Add add")
+    assert not errors(at) and "T2 = fd.ops.add(T1, T1)" in definition(at)
+    assert "Parsed: 2 inputs, 1 ops, 1 outputs" in at.success[0].value
 
 
 def test_a_fusion_too_large_to_draw_says_which_setting_to_raise(monkeypatch):

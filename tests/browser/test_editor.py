@@ -1,5 +1,7 @@
 """The code editor in a real browser: its gutter, placeholder, Apply button and error marks."""
 
+import re
+
 import pytest
 from test_browser import MAIN, SEED, definition_in_url, editor, editor_text, screenshot, settle
 
@@ -130,3 +132,19 @@ def test_an_error_is_marked_at_its_line_with_a_did_you_mean(app_url, page):
     settle(page)
     assert frame.locator(".ace_gutter-cell.ace_error").count() == 0
     assert frame.locator(".hfuse-error-line").count() == 0
+
+
+def test_the_builder_stays_open_while_its_steps_rewrite_the_text(app_url, page):
+    page.goto(app_url)
+    settle(page)
+    page.locator(MAIN).get_by_text("Build op by op").click()
+    settle(page)
+    for step in ("Add input tensor", "Add input tensor", "Add add"):
+        page.locator(MAIN).get_by_role("button", name=step).click()
+        settle(page)
+        editor(page).wait_for()
+    assert page.locator(MAIN).get_by_role("button", name="Add output").is_visible()
+    # the operands the builder offered: the newest tensor, the second [16, 128] input
+    added = re.search(r"fd\.ops\.add\((T\d+), (T\d+)\)", definition_in_url(page))
+    assert added is not None and added[1] == added[2]
+    screenshot(page, "editor_builder")
