@@ -16,6 +16,7 @@ import streamlit as st
 from hfuse import share
 from hfuse.backends import HFUSE, NAIVE
 from hfuse.errors import HfuseError
+from ui.limit_wording import visitor_text
 
 if TYPE_CHECKING:
     from hfuse.service.request import RunResult
@@ -81,7 +82,10 @@ def _read_link() -> None:
         state = share.read_link(params, share.default_store())
     except HfuseError as err:
         st.session_state[DEFINITION] = ""
-        st.session_state[LINK_MESSAGE] = ("error", f"This link cannot be opened: {err}")
+        st.session_state[LINK_MESSAGE] = (
+            "error",
+            f"This link cannot be opened: {visitor_text(err, str(err))}",
+        )
         return
     if state is None:
         st.session_state[DEFINITION] = _default_text()

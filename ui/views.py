@@ -10,6 +10,7 @@ import streamlit as st
 from hfuse.backends import HFUSE, NAIVE
 from hfuse.errors import HfuseError
 from ui import pipeline, state
+from ui.limit_wording import visitor_text
 from ui.literal import literal
 
 CONTEXT_LINES = 2
@@ -21,11 +22,11 @@ def show_error(err: HfuseError, text: str) -> None:
     that place with a caret under the column."""
     kind = type(err).__name__
     if err.loc is None:
-        st.error(f"**{kind}**: {literal(str(err))}")
+        st.error(f"**{kind}**: {literal(visitor_text(err, str(err)))}")
         return
     line, col = err.loc.line, err.loc.column
     reason, _, example = err.reason.partition("\n")  # a message may end in lines of code to add
-    st.error(f"**{kind}** at {err.loc}: {literal(reason)}")
+    st.error(f"**{kind}** at {err.loc}: {literal(visitor_text(err, reason))}")
     if example:
         st.code(example, language="python")
     lines = text.splitlines()
