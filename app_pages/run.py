@@ -10,6 +10,8 @@ from datetime import datetime
 import streamlit as st
 
 from hfuse.backends import STRATEGIES
+from hfuse.errors import HfuseError
+from hfuse.pipeline import Compiled
 from hfuse.runtime.device import device_name, has_cuda
 from hfuse.service.measure import CLONE, DESCRIPTIONS, ROUNDS
 from hfuse.service.request import RunRequest, RunResult
@@ -17,7 +19,7 @@ from hfuse.service.worker import shared_service
 from hfuse.tools.report import RunSummary, report_html
 from hfuse.tools.run_table import kernel_table_csv
 from hfuse.units import format_bytes
-from ui import pipeline, state, views
+from ui import pipeline, run_estimate, state, views
 from ui.roofline import roofline_chart, roofline_points
 
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
@@ -85,18 +87,42 @@ def _runs(count: int) -> str:
     return f"{count} run{'s' if count != 1 else ''}"
 
 
+def _estimate_text(running_s: float, expected_s: float) -> str:
+    return (
+        f"{running_s:,.0f} s of about {expected_s:,.0f} s (an estimate: Triton's interpreter runs the "
+        "kernels' programs one at a time, at the pace of this server's earlier runs)"
+    )
+
+
+def _interpreter_estimate(
+    text: str, segment: int, strategy: str, outputs: str
+) -> tuple[Compiled, float] | None:
+    """The compiled fusion and the seconds its run should take in Triton's interpreter; None on a GPU,
+    where runs take a few seconds, and where the fusion does not compile (the run reports why)."""
+    if has_cuda():
+        return None
+    try:
+        compiled = pipeline.compiled_of(text, strategy, outputs, segment)
+    except HfuseError:
+        return None
+    return compiled, run_estimate.expected_s(compiled)
+
+
 def run(text: str, segment: int, strategy: str, outputs: str) -> None:
     request = RunRequest(
         text, backend=strategy, alias_outputs=outputs == "views", compare=has_cuda(), segment=segment
     )
     asked = time.time()
+    estimate = _interpreter_estimate(text, segment, strategy, outputs)
     with st.status("Compiling and running...", expanded=True) as progress:
         clock = st.empty()
+        bar = None if estimate is None else st.progress(0.0, text=_estimate_text(0, estimate[1]))
         st.button("Cancel", key=CANCEL, icon=":material/stop:", help="Stops the run and frees the queue")
-        shown = {"step": "compiling and running", "seconds": -1}
+        shown = {"step": "compiling and running", "seconds": -1, "started": asked}
 
         def waiting(ahead: int) -> None:
             shown["step"] = f"waiting for {_runs(ahead)} of other sessions, then compiling and running"
+            shown["started"] = time.time()  # the estimate counts from the run's own start
 
         def still_wanted() -> None:
             """Streamlit stops or reruns the script at a page update when its visitor pressed Stop or
@@ -105,6 +131,9 @@ def run(text: str, segment: int, strategy: str, outputs: str) -> None:
             if seconds != shown["seconds"]:
                 shown["seconds"] = seconds
                 clock.caption(f"{seconds} s: {shown['step']}")
+                if bar is not None:
+                    running, expected = time.time() - shown["started"], estimate[1]
+                    bar.progress(min(running / expected, 0.99), text=_estimate_text(running, expected))
 
         result = shared_service().run(request, on_wait=waiting, poll=still_wanted)
         if result.failure is not None:
@@ -117,6 +146,8 @@ def run(text: str, segment: int, strategy: str, outputs: str) -> None:
             state="complete",
             expanded=False,
         )
+    if estimate is not None:
+        run_estimate.record(estimate[0], result.finished_at - result.started_at)
     st.session_state[state.RUN_REPORT] = ((text, strategy, outputs, segment), result)
     st.session_state[RUN_TIMES] = (asked, result.started_at, result.finished_at)
 

@@ -460,6 +460,14 @@ def test_run_checks_the_kernels_against_torch_on_the_interpreter(service):
     assert "Run log (server clock): asked" in " ".join(c.value for c in at.caption)
 
 
+def test_a_run_in_the_interpreter_shows_its_progress_against_an_estimate(service):
+    at = open_run_page(outputs="contiguous")
+    at.button(key="run").click().run()
+    assert not at.exception and not errors(at)
+    (bar,) = at.get("progress")
+    assert "s of about" in bar.proto.text and "(an estimate:" in bar.proto.text
+
+
 def test_a_crashed_run_shows_an_error_and_the_next_run_works(service):
     service.failures = [
         KernelError("the worker process died (signal 11, SIGSEGV) while launching; a fresh one started")
