@@ -56,7 +56,9 @@ class ViewOption:
 VIEW_OPTIONS = {
     option.name: option
     for option in (
-        ViewOption("strategy", "Segmenter", (HFUSE, NAIVE), (f"{HFUSE} (horizontal fusion)", NAIVE)),
+        ViewOption(
+            "strategy", "Segmenter", (HFUSE, NAIVE), (f"{HFUSE} (vertical and horizontal fusion)", NAIVE)
+        ),
         ViewOption("outputs", "Outputs", ("views", "contiguous"), ("views allowed", "contiguous")),
         ViewOption(
             "compare", "Compare", ("strategies", "outputs"), ("naive vs hfuse", "views vs contiguous outputs")
