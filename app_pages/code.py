@@ -1,10 +1,12 @@
-"""Code: the Triton source of every kernel, and any segment as a standalone definition script."""
+"""Code: the Triton source of every kernel, any segment as a standalone definition script, and the fusion
+as a standalone benchmark script."""
 
 import streamlit as st
 
 from hfuse.codegen.provenance import computed_values, value_lines
 from hfuse.errors import HfuseError
 from hfuse.export import segment_script
+from hfuse.tools.bench_script import bench_script
 from hfuse.tools.triton_ir import STAGES, TARGET, triton_irs
 from hfuse.viz import group_title
 from ui import navigation, pipeline, state, views
@@ -41,6 +43,27 @@ def lowering(kernel_name: str, key: tuple, compiled) -> None:
             tab.code(ir, language="llvm" if stage in ("llir", "ttir", "ttgir") else None, line_numbers=True)
 
 
+def benchmark_download(container, text: str, compiled) -> None:
+    """The fusion's kernels with torch beside them, as a Python file that needs torch and Triton only."""
+    try:
+        script = bench_script(pipeline.script_of(text, state.segment()), compiled)
+    except HfuseError as err:
+        container.caption(f"No benchmark script: {literal(err.reason)}")
+        return
+    container.download_button(
+        "Benchmark script",
+        script,
+        file_name="bench_fusion.py",
+        mime="text/x-python",
+        key="download_bench_script",
+        icon=":material/speed:",
+        help="One Python file that builds inputs of the fusion's shapes, runs these kernels, a clone of the "
+        "same bytes and (with hfuse installed) torch eager and torch.compile, and prints times and GB/s: "
+        "`python bench_fusion.py --device cuda`, or `TRITON_INTERPRET=1 python bench_fusion.py --device cpu`",
+        width="stretch",
+    )
+
+
 def linked_view(key: tuple[str, str, str, int]) -> None:
     """The segmentation diagram beside every kernel's source, linked both ways by clicks."""
     with st.expander("Linked view: click a node of the diagram or a line of a kernel", expanded=True):
@@ -59,7 +82,7 @@ st.header("Generated code")
 fusion = views.current_fusion()
 if fusion is not None:
     text = state.definition()
-    controls = st.columns(3)
+    controls = st.columns(3, vertical_alignment="bottom")
     strategy = state.option_control("strategy", controls[0])
     outputs = state.option_control("outputs", controls[1])
     try:
@@ -68,6 +91,7 @@ if fusion is not None:
         views.show_error(err, text)
         compiled = None
     if compiled is not None:
+        benchmark_download(controls[2], text, compiled)
         groups = {group.id: group for group in compiled.segmentation.groups}
         names = pipeline.script_of(text, state.segment()).names
         linked_view((text, strategy, outputs, state.segment()))

@@ -6,17 +6,21 @@ from code_editor import code_editor
 from hfuse.backends import HFUSE, NAIVE
 from hfuse.errors import HfuseError
 from hfuse.examples import list_examples
-from ui import builder_panel, pipeline, state, views
+from ui import builder_panel, editor_look, pipeline, state, views
 
 SEGMENT_CHOICE = "segment_choice"
+MARKS = "editor_look"  # (editor version, props) of the error marks the code editor shows
 APPLY_BUTTON = {
     "name": "Apply (Ctrl+Enter)",
     "feather": "Play",
     "primary": True,
     "hasText": True,
     "showWithIcon": True,
-    "commands": ["submit"],
-    "style": {"bottom": "0.4rem", "right": "0.4rem"},
+    # saveState first: the editor's own copy of the text must be the one sent, or the error marks drawn
+    # after the run redraw the editor with the text of its last typing pause.
+    "commands": ["saveState", "submit"],
+    "bindKey": {"win": "Ctrl-Enter", "mac": "Command-Enter"},
+    "style": {"bottom": "0.1rem", "right": "0.4rem"},
 }
 
 
@@ -47,6 +51,20 @@ def gallery() -> None:
             icon=":material/undo:",
             type="tertiary",
         )
+
+
+def error_marks() -> dict[str, list]:
+    """The marks of the definition's error for the code editor. While the visitor types they stay as they
+    were: new props redraw the editor with the text it last sent, dropping keys typed since."""
+    saved = st.session_state.get(MARKS)
+    if state.editor_typing() and saved is not None and saved[0] == state.editor_version():
+        return saved[1]
+    text = state.definition()
+    checked = text.strip() and builder_panel.unfinished() is None
+    err = views.definition_error(text, state.segment(), state.option("outputs")) if checked else None
+    marks = editor_look.error_marks(err, text)
+    st.session_state[MARKS] = (state.editor_version(), marks)
+    return marks
 
 
 def editor() -> None:
@@ -88,9 +106,15 @@ def editor() -> None:
             "debounceChangePeriod": 700,
             "fontSize": 13,
             "placeholder": "with FusionDefinition() as fd: ...",
+            "scrollMargin": [editor_look.SCROLL_MARGIN_PX, editor_look.SCROLL_MARGIN_PX, 0, 0],
+            **error_marks(),
         },
+        component_props={"globalCSS": editor_look.EDITOR_CSS},
     )
-    st.caption("Applies as you type, on Ctrl+Enter and when you click elsewhere.")
+    st.caption(
+        "Applies as you type, on Ctrl+Enter and when you click elsewhere; an error's line is marked in the "
+        "editor on Ctrl+Enter and when you click elsewhere."
+    )
 
 
 def script_facts() -> None:
@@ -121,6 +145,13 @@ def script_facts() -> None:
 
 def status() -> bool:
     """Whether the definition compiles; shown next to the editor, with the line and caret of any error."""
+    building = builder_panel.unfinished()
+    if building is not None:
+        st.info(
+            f"Being built: {len(building.inputs)} inputs, {len(building.exprs)} ops, no outputs yet. Add an "
+            "op in the builder (its results become outputs), or mark a tensor as an output."
+        )
+        return False
     fusion = views.current_fusion()
     if fusion is None:
         return False
@@ -165,8 +196,10 @@ with edit_column:
     gallery()
     editor()
     script_facts()
-    with st.expander("Build op by op"):
-        builder_panel.render()
+    # a key keeps it open while its steps replace the text and add elements above it
+    with st.expander("Build op by op", key="builder_open", on_change="rerun") as builder:
+        if builder.open:
+            builder_panel.render()
 with diagram_column:
     if status():
         preview()

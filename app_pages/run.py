@@ -10,13 +10,16 @@ from datetime import datetime
 import streamlit as st
 
 from hfuse.backends import STRATEGIES
+from hfuse.errors import HfuseError
+from hfuse.pipeline import Compiled
 from hfuse.runtime.device import device_name, has_cuda
 from hfuse.service.measure import CLONE, DESCRIPTIONS, ROUNDS
 from hfuse.service.request import RunRequest, RunResult
 from hfuse.service.worker import shared_service
 from hfuse.tools.report import RunSummary, report_html
+from hfuse.tools.run_table import kernel_table_csv
 from hfuse.units import format_bytes
-from ui import pipeline, state, views
+from ui import pipeline, run_estimate, state, views
 from ui.literal import literal
 from ui.roofline import roofline_chart, roofline_points
 
@@ -85,18 +88,42 @@ def _runs(count: int) -> str:
     return f"{count} run{'s' if count != 1 else ''}"
 
 
+def _estimate_text(running_s: float, expected_s: float) -> str:
+    return (
+        f"{running_s:,.0f} s of about {expected_s:,.0f} s (an estimate: Triton's interpreter runs the "
+        "kernels' programs one at a time, at the pace of this server's earlier runs)"
+    )
+
+
+def _interpreter_estimate(
+    text: str, segment: int, strategy: str, outputs: str
+) -> tuple[Compiled, float] | None:
+    """The compiled fusion and the seconds its run should take in Triton's interpreter; None on a GPU,
+    where runs take a few seconds, and where the fusion does not compile (the run reports why)."""
+    if has_cuda():
+        return None
+    try:
+        compiled = pipeline.compiled_of(text, strategy, outputs, segment)
+    except HfuseError:
+        return None
+    return compiled, run_estimate.expected_s(compiled)
+
+
 def run(text: str, segment: int, strategy: str, outputs: str) -> None:
     request = RunRequest(
         text, backend=strategy, alias_outputs=outputs == "views", compare=has_cuda(), segment=segment
     )
     asked = time.time()
+    estimate = _interpreter_estimate(text, segment, strategy, outputs)
     with st.status("Compiling and running...", expanded=True) as progress:
         clock = st.empty()
+        bar = None if estimate is None else st.progress(0.0, text=_estimate_text(0, estimate[1]))
         st.button("Cancel", key=CANCEL, icon=":material/stop:", help="Stops the run and frees the queue")
-        shown = {"step": "compiling and running", "seconds": -1}
+        shown = {"step": "compiling and running", "seconds": -1, "started": asked}
 
         def waiting(ahead: int) -> None:
             shown["step"] = f"waiting for {_runs(ahead)} of other sessions, then compiling and running"
+            shown["started"] = time.time()  # the estimate counts from the run's own start
 
         def still_wanted() -> None:
             """Streamlit stops or reruns the script at a page update when its visitor pressed Stop or
@@ -105,6 +132,9 @@ def run(text: str, segment: int, strategy: str, outputs: str) -> None:
             if seconds != shown["seconds"]:
                 shown["seconds"] = seconds
                 clock.caption(f"{seconds} s: {shown['step']}")
+                if bar is not None:
+                    running, expected = time.time() - shown["started"], estimate[1]
+                    bar.progress(min(running / expected, 0.99), text=_estimate_text(running, expected))
 
         result = shared_service().run(request, on_wait=waiting, poll=still_wanted)
         if result.failure is not None:
@@ -117,6 +147,8 @@ def run(text: str, segment: int, strategy: str, outputs: str) -> None:
             state="complete",
             expanded=False,
         )
+    if estimate is not None:
+        run_estimate.record(estimate[0], result.finished_at - result.started_at)
     st.session_state[state.RUN_REPORT] = ((text, strategy, outputs, segment), result)
     st.session_state[RUN_TIMES] = (asked, result.started_at, result.finished_at)
 
@@ -303,12 +335,13 @@ def show_comparison(result: RunResult) -> None:
 
 
 def show_exports(text: str, segment: int, strategy: str, outputs: str, result: RunResult) -> None:
-    """The run as JSON, and the fusion with this run as one HTML file to attach to an issue."""
+    """The run as JSON, its kernel table as CSV, and the fusion with this run as one HTML file to attach to
+    an issue."""
     problem = next((o.message for o in result.outputs if not o.ok), "")
     summary = RunSummary(strategy, device_name(), result.profile, result.ok, problem, result.comparison)
     compiled = {s: pipeline.compiled_of(text, s, outputs, segment) for s in STRATEGIES}
     report = report_html(pipeline.script_of(text, segment), compiled, outputs == "views", summary)
-    left, right, _ = st.columns([1, 1, 2])
+    left, middle, right, _ = st.columns([1, 1, 1, 1])
     left.download_button(
         "Run as JSON",
         result.to_json(),
@@ -317,6 +350,16 @@ def show_exports(text: str, segment: int, strategy: str, outputs: str, result: R
         key="export_json",
         icon=":material/data_object:",
         help="Outputs and their checks, the kernel list, the first call's stages, the comparison",
+    )
+    middle.download_button(
+        "Kernels as CSV",
+        kernel_table_csv(result.profile),
+        file_name="hfuse-kernels.csv",
+        mime="text/csv",
+        key="export_csv",
+        icon=":material/table:",
+        help="The kernel table, one row a segment: times in ms, bytes, GB/s, % of peak (empty where not "
+        "measured)",
     )
     right.download_button(
         "Report as HTML",

@@ -76,8 +76,11 @@ if fusion is not None:
         state.option_control("strategy", controls[1])
     st.caption(
         "One box per segment, coloured by scheduler: pointwise blue, transpose purple, reduction orange, "
-        "normalization red, horizontal (several branches in one launch) yellow, alias grey, torch green. "
-        "Red tensors cross between kernels through global memory; hover an edge for its reason."
+        "normalization red, horizontal (independent kernels over different iteration spaces in one launch, "
+        "the grid split among them) yellow, alias grey, torch green. Horizontal fusion puts independent "
+        "branches in one launch: over one iteration space they become one kernel of their own kind (the QKV "
+        "split's three chains: one pointwise kernel), over different spaces a yellow one. Red tensors cross "
+        "between kernels through global memory; hover an edge for its reason."
     )
     left, right = pipeline.comparison_sides(compare, state.option("strategy"), state.option("outputs"))
     columns = st.columns(2, gap="large")

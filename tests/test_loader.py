@@ -468,6 +468,12 @@ def test_meta_device_builds_the_same_fusion_without_data(script):
             "fd.ops has no attribute exq that a definition may use (did you mean eq or exp",
         ),
         (
+            "    t1 = fd.ops.ad(t0, t0)",
+            ParseError,
+            "fd.ops has no attribute ad that a definition may use (did you mean pad or add?); "
+            "fd.ops holds the ops of nvFuser's Python API: check the op's name",
+        ),
+        (
             "    fd.add_ouptut(t0)",
             ParseError,
             "fd has no attribute add_ouptut that a definition may use (did you mean add_output",
@@ -484,7 +490,7 @@ def test_meta_device_builds_the_same_fusion_without_data(script):
             "contiguty' (did you mean contiguity= for contiguty=?)",
         ),
     ],
-    ids=["op", "fd-method", "dtype", "op-keyword", "define-keyword"],
+    ids=["op", "op-short", "fd-method", "dtype", "op-keyword", "define-keyword"],
 )
 def test_a_misspelt_name_is_answered_with_the_names_it_is_close_to(line, error, suggested):
     script = "from nvfuser import FusionDefinition, DataType\nwith FusionDefinition() as fd:\n"

@@ -16,7 +16,7 @@ TENSOR_DTYPES = [d.name for d in DataType if d not in (DataType.Index, DataType.
 FORMS = {form.op.frontend_name: form for form in edit.op_forms()}
 
 
-LAST_BUILT = "builder_last"  # (text, fusion) the builder printed last
+LAST_BUILT = "builder_last"  # (text, fusion, the tensor its step made) the builder printed last
 
 
 def _base_fusion() -> Fusion | None:
@@ -34,9 +34,26 @@ def _base_fusion() -> Fusion | None:
         return None
 
 
-def _apply(fusion: Fusion) -> None:
+def unfinished() -> Fusion | None:
+    """The builder's fusion while the text on screen is the one it printed and it has no outputs yet: a
+    definition being built, not a wrong one."""
+    last = st.session_state.get(LAST_BUILT)
+    if last is None or last[0] != state.definition() or last[1].outputs:
+        return None
+    return last[1]
+
+
+def _newest(names: list[str]) -> str:
+    """The tensor the builder's last step made while the text is the one it printed (printing renumbers
+    the values), else the last one defined."""
+    last = st.session_state.get(LAST_BUILT)
+    return last[2] if last is not None and last[0] == state.definition() else names[-1]
+
+
+def _apply(fusion: Fusion, made: str) -> None:
+    """Print `fusion` into the editor; `made` is the tensor the step added (or marked)."""
     text = print_fusion(fusion)
-    st.session_state[LAST_BUILT] = (text, fusion)
+    st.session_state[LAST_BUILT] = (text, fusion, made)
     state.replace_definition(text)
 
 
@@ -50,7 +67,8 @@ def _add_input(fusion: Fusion) -> None:
         if st.form_submit_button("Add input tensor"):
             try:
                 shape = edit.parse_param(edit.Param("shape", "ints"), shape_text)
-                _apply(edit.add_input(fusion, shape, DataType[dtype]))
+                built = edit.add_input(fusion, shape, DataType[dtype])
+                _apply(built, built.inputs[-1])
             except HfuseError as err:
                 st.error(literal(str(err)))
                 return
@@ -62,13 +80,18 @@ def _add_op(fusion: Fusion) -> None:
     if not names:
         st.caption("Add an input tensor first.")
         return
+    newest = _newest(names)
+    version = state.editor_version()  # each step puts a new text: the operands default afresh
     op_name = st.selectbox("Op", list(FORMS), index=list(FORMS).index("add"), key="builder_op")
     form = FORMS[op_name]
     variadic = form.operands[-1:] == ("...",)
     with st.form(f"builder_op_{op_name}", border=False):
         if variadic:
             picked = st.multiselect(
-                form.operands[0], names, default=names[:2], key=f"builder_{op_name}_operands"
+                form.operands[0],
+                names,
+                default=[newest],
+                key=f"builder_{op_name}_operands_{version}",
             )
             operands = list(picked)
         else:
@@ -76,11 +99,11 @@ def _add_op(fusion: Fusion) -> None:
             operands = [
                 column.text_input(
                     label,
-                    value=names[min(i, len(names) - 1)],
-                    key=f"builder_{op_name}_{label}",
-                    help="a value name, or a number for a constant",
+                    value=newest,
+                    key=f"builder_{op_name}_{label}_{version}",
+                    help="a value name, or a number for a constant (the newest tensor to begin with)",
                 )
-                for i, (column, label) in enumerate(zip(columns, form.operands, strict=True))
+                for column, label in zip(columns, form.operands, strict=True)
             ]
         columns = st.columns(max(len(form.params), 1))
         raw = {
@@ -92,7 +115,8 @@ def _add_op(fusion: Fusion) -> None:
         if st.form_submit_button(f"Add {op_name}"):
             try:
                 attrs = {p.name: edit.parse_param(p, raw[p.name]) for p in form.params if raw[p.name].strip()}
-                _apply(edit.add_op(fusion, form.op, operands, attrs))
+                built = edit.add_op(fusion, form.op, operands, attrs)
+                _apply(built, built.exprs[-1].outputs[0])
             except HfuseError as err:
                 st.error(literal(str(err)))
                 return
@@ -107,7 +131,7 @@ def _add_output(fusion: Fusion) -> None:
         name = st.selectbox("Mark as output", names, index=len(names) - 1, key="builder_output_name")
         if st.form_submit_button("Add output"):
             try:
-                _apply(edit.add_output(fusion, name))
+                _apply(edit.add_output(fusion, name), name)
             except HfuseError as err:
                 st.error(literal(str(err)))
                 return

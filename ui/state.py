@@ -16,6 +16,7 @@ import streamlit as st
 from hfuse import share
 from hfuse.backends import HFUSE, NAIVE
 from hfuse.errors import HfuseError
+from ui.limit_wording import visitor_text
 
 if TYPE_CHECKING:
     from hfuse.service.request import RunResult
@@ -28,6 +29,7 @@ OPTIONS = "options"
 PREVIOUS = "previous_definition"  # the text an example or the op builder replaced
 ORIGINAL = "original_definition"  # the text before the visitor's own edits: as opened, or as put in
 EDITOR_EVENT = "editor_event"  # id of the last code-editor event applied
+EDITOR_TYPING = "editor_typing"  # whether this run applies a typing pause of the code editor
 SEGMENT = "segment"  # index of the definition of a segments dump chosen in the editor
 COMPARED = "compared_definition"  # what the IR page compares the definition with: a text or a link
 RUN_REPORT = "run_report"  # ((text, strategy, outputs, segment), RunResult) of the last run that worked
@@ -54,7 +56,9 @@ class ViewOption:
 VIEW_OPTIONS = {
     option.name: option
     for option in (
-        ViewOption("strategy", "Segmenter", (HFUSE, NAIVE), (f"{HFUSE} (horizontal fusion)", NAIVE)),
+        ViewOption(
+            "strategy", "Segmenter", (HFUSE, NAIVE), (f"{HFUSE} (vertical and horizontal fusion)", NAIVE)
+        ),
         ViewOption("outputs", "Outputs", ("views", "contiguous"), ("views allowed", "contiguous")),
         ViewOption(
             "compare", "Compare", ("strategies", "outputs"), ("naive vs hfuse", "views vs contiguous outputs")
@@ -80,7 +84,10 @@ def _read_link() -> None:
         state = share.read_link(params, share.default_store())
     except HfuseError as err:
         st.session_state[DEFINITION] = ""
-        st.session_state[LINK_MESSAGE] = ("error", f"This link cannot be opened: {err}")
+        st.session_state[LINK_MESSAGE] = (
+            "error",
+            f"This link cannot be opened: {visitor_text(err, str(err))}",
+        )
         return
     if state is None:
         st.session_state[DEFINITION] = _default_text()
@@ -153,6 +160,7 @@ def absorb_editor_event() -> bool:
     editor is not drawn in that run.
     """
     event = st.session_state.get(code_editor_key())
+    st.session_state[EDITOR_TYPING] = False
     if (
         not isinstance(event, dict)
         or not event.get("id")
@@ -160,9 +168,15 @@ def absorb_editor_event() -> bool:
     ):
         return False
     st.session_state[EDITOR_EVENT] = event["id"]
+    st.session_state[EDITOR_TYPING] = event.get("type") == "change"
     if event.get("type") in ("submit", "change", "blur"):
         set_definition(event.get("text", ""))
     return True
+
+
+def editor_typing() -> bool:
+    """Whether this run comes from a pause in typing: the visitor may go on typing while it runs."""
+    return st.session_state.get(EDITOR_TYPING, False)
 
 
 def code_editor_key() -> str:

@@ -9,9 +9,11 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from hfuse.backends import HFUSE, NAIVE
 from hfuse.errors import HfuseError
 from hfuse.viz import BACKGROUND as DIAGRAM_BACKGROUND
 from ui import pipeline, state
+from ui.limit_wording import visitor_text
 from ui.literal import literal
 
 CONTEXT_LINES = 2
@@ -30,11 +32,11 @@ def show_error(err: HfuseError, text: str) -> None:
     that place with a caret under the column."""
     kind = type(err).__name__
     if err.loc is None:
-        st.error(f"**{kind}**: {literal(str(err))}")
+        st.error(f"**{kind}**: {literal(visitor_text(err, str(err)))}")
         return
     line, col = err.loc.line, err.loc.column
     reason, _, example = err.reason.partition("\n")  # a message may end in lines of code to add
-    st.error(f"**{kind}** at {err.loc}: {literal(reason)}")
+    st.error(f"**{kind}** at {err.loc}: {literal(visitor_text(err, reason))}")
     if example:
         st.code(example, language="python")
     lines = text.splitlines()
@@ -127,6 +129,17 @@ def current_fusion():
     except HfuseError as err:
         show_error(err, text)
         return None
+
+
+def definition_error(text: str, segment: int, outputs: str) -> HfuseError | None:
+    """Why the text does not load or does not compile with either segmenter; None when it does."""
+    try:
+        pipeline.fusion_of(text, segment)
+        for strategy in (NAIVE, HFUSE):
+            pipeline.compiled_of(text, strategy, outputs, segment)
+    except HfuseError as err:
+        return err
+    return None
 
 
 def fusion_caption() -> str:

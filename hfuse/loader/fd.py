@@ -199,6 +199,7 @@ class Fd(Interpreted):
 
 class FdOps(Interpreted):
     label = "fd.ops"
+    missing_attribute_hint = "fd.ops holds the ops of nvFuser's Python API: check the op's name"
 
     def __init__(self, owner: Fd):
         self.owner = owner

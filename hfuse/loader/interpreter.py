@@ -199,7 +199,7 @@ class Evaluator(Operators):
             raise self.error(
                 node,
                 f"{describe(base)} has no attribute {node.attr} that a definition may use"
-                f"{did_you_mean(base, node.attr)}; {SUPPORTED}",
+                f"{did_you_mean(base, node.attr)}; {what_to_do_about(base)}",
             )
         return found
 
@@ -460,6 +460,11 @@ _EXPRESSIONS: dict[type, Callable[[Evaluator, Any, Scope], Any]] = {
     for name, method in vars(Evaluator).items()
     if name.startswith("_eval_")
 }
+
+
+def what_to_do_about(base: Any) -> str:
+    """The end of the message for an attribute `base` does not have."""
+    return base.missing_attribute_hint if isinstance(base, Interpreted) else SUPPORTED
 
 
 def did_you_mean(base: Any, name: str) -> str:

@@ -47,6 +47,7 @@ class Interpreted:
     """A name the script may use whose attributes, calls and indexing the loader implements itself."""
 
     label = "this value"
+    missing_attribute_hint = SUPPORTED  # what to do about an attribute the value does not have
 
     def attribute(self, name: str) -> Any:
         return MISSING

@@ -295,6 +295,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0 if run is None or run.ok else 1
 
 
+def cmd_bench_script(args: argparse.Namespace) -> int:
+    from hfuse.loader import load
+    from hfuse.pipeline import compile_fusion
+    from hfuse.tools.bench_script import bench_script
+
+    script = load(read_script(args.file), device="meta")
+    compiled = compile_fusion(script.fusion, strategy=args.strategy, alias_outputs=not args.no_alias)
+    text = bench_script(script, compiled)
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise HfuseError(f"cannot write {args.output}: {err.strerror or err}") from None
+    print(f"wrote {args.output}: python {args.output} [--device cuda|cpu] times its kernels beside torch")
+    return 0
+
+
 def cmd_examples(args: argparse.Namespace) -> int:
     from hfuse.examples import list_examples
 
@@ -336,6 +352,19 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
     report.add_argument("--no-run", action="store_true", help="leave the run out (nothing is allocated)")
     report.set_defaults(handler=cmd_report)
+
+    bench_script = commands.add_parser(
+        "bench-script", help="write a standalone benchmark script of a fusion (needs torch and Triton only)"
+    )
+    bench_script.add_argument("file", help="a fusion definition script (- for standard input)")
+    bench_script.add_argument(
+        "-o", "--output", required=True, metavar="PATH", help="the Python file to write"
+    )
+    bench_script.add_argument("--strategy", choices=STRATEGIES, default=HFUSE)
+    bench_script.add_argument(
+        "--no-alias", action="store_true", help="copy outputs that could stay views of inputs"
+    )
+    bench_script.set_defaults(handler=cmd_bench_script)
 
     examples = commands.add_parser("examples", help="list the example gallery")
     examples.add_argument("--subset", choices=list(SUBSETS), default="small")

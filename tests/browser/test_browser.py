@@ -240,6 +240,9 @@ def test_cancel_stops_a_long_run_and_the_next_run_goes_ahead(app_url, page):
     status = page.locator("[data-testid='stExpander']", has_text="Compiling and running")
     status.get_by_text("1 s: compiling and running").wait_for(timeout=OPEN_MS)  # the seconds count up
     status.get_by_text("2 s: compiling and running").wait_for(timeout=OPEN_MS)
+    bar = status.locator("[data-testid='stProgress']")
+    assert "(an estimate:" in bar.inner_text()
+    assert float(bar.get_by_role("progressbar").get_attribute("aria-valuenow")) > 0
     screenshot(page, "run_in_progress")
     page.locator(MAIN).get_by_role("button", name="Cancel", exact=True).click()
     started = time.monotonic()
