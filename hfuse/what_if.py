@@ -213,7 +213,8 @@ def _signed(count: int) -> str:
 
 
 def _ratio(before: float | None, after: float | None) -> str:
-    return f"{after / before:.2f}x" if before and after is not None else ""
+    """after / before where both are positive: a ratio to or from nothing says less than the change."""
+    return f"{after / before:.2f}x" if before and after else ""
 
 
 def _time_change(before: float | None, after: float | None) -> tuple[str, str]:

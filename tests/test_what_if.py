@@ -207,6 +207,8 @@ def test_two_definitions_run_with_each_kernel_beside_its_partner(fresh_cache):
     figures = {f.measure: f for f in compare_runs(*results)}
     assert (figures["kernels launched"].change, figures["kernels launched"].ratio) == ("+2", "3.00x")
     assert figures["bytes moved"].ratio == "3.00x"  # each kernel reads and writes one tensor of the same size
+    between = figures["bytes between kernels"]
+    assert between.current == "0 B" and between.change.startswith("+") and between.ratio == ""  # none before
     if not torch.cuda.is_available():
         assert all(k.time_change == "not measured (no GPU)" for k in kernels)
         assert (figures["kernel time"].change, figures["kernel time"].ratio) == ("not measured (no GPU)", "")
