@@ -68,8 +68,10 @@ def test_a_legal_merge_is_drawn_beside_the_current_plan_and_both_run(service):
     checks = shown["outputs matching torch"]
     assert checks["current plan"] == checks["what-if"] == "1 of 1"
     assert [s.value for s in at.success][-2:] == ["The output matches torch."] * 2
-    kernels = [f.value for f in at.dataframe if "scheduler" in f.value.columns]
-    assert [len(k) for k in kernels] == [int(now.value), int(then.value)]
+    (kernels,) = [f.value for f in at.dataframe if "status" in f.value.columns]  # kernel beside kernel
+    assert (kernels["kernel current plan"] != "-").sum() == int(now.value)
+    assert (kernels["kernel what-if"] != "-").sum() == int(then.value)
+    assert list(kernels["status"]).count("removed") == 1  # the merged pair's second kernel
 
 
 def test_a_cut_inside_a_kernel_runs_as_a_definition_with_a_segment_set(service):

@@ -8,11 +8,9 @@ import streamlit as st
 
 from hfuse.backends import HFUSE
 from hfuse.segment.model import Group
-from hfuse.segment_diff import SegmentationDiff, op_names
-from hfuse.service.request import RunResult
-from hfuse.what_if import Candidate, compare_kernels
-from ui import pipeline, state, views, what_if
-from ui.literal import literal
+from hfuse.segment_diff import op_names
+from hfuse.what_if import Candidate
+from ui import pipeline, run_pair, state, views
 
 RUNS = "comparison_runs"  # key of a comparison -> ((before, after) Candidates, their RunResults) last run
 
@@ -57,7 +55,7 @@ def run_both(before_text: str, after_text: str, segment: int, titles: tuple[str,
     outputs = state.option("outputs")
     plans = tuple(Candidate(text, HFUSE, outputs == "views", segment) for text in (before_text, after_text))
     if st.button("Run both", key=f"{key}_run", type="primary", icon=":material/play_arrow:"):
-        results = what_if.run_plans(plans, tuple(f"the plan {title}" for title in titles))
+        results = run_pair.run_plans(plans, tuple(f"the plan {title}" for title in titles))
         if results is not None:
             st.session_state.setdefault(RUNS, {})[key] = (plans, results)
             st.session_state[state.RUN_REPORT] = ((after_text, HFUSE, outputs, segment), results[1])
@@ -65,35 +63,7 @@ def run_both(before_text: str, after_text: str, segment: int, titles: tuple[str,
     if runs is not None and runs[0] == plans:
         diff = pipeline.segmentation_diff(before_text, after_text, outputs, titles, segment)
         with st.container(key=f"{key}_runs"):
-            show_runs(runs[1], diff, titles, key)
-
-
-def show_runs(
-    results: tuple[RunResult, RunResult], diff: SegmentationDiff, titles: tuple[str, str], key: str
-) -> None:
-    """Both runs' figures, whether each matches torch, and each kernel beside its partner."""
-    before, after = results
-    what_if.figures_table(before, after, titles, key=f"{key}_figures")
-    columns = st.columns(2)
-    for column, title, result in zip(columns, titles, (before, after), strict=True):
-        with column:
-            st.markdown(f"**The plan {literal(title)}**")
-            what_if.checks(result)
-    timed = before.profile.times_meaningful and after.profile.times_meaningful
-    rows = []
-    for f in compare_kernels(before, after, diff):
-        row = {
-            "status": f.status,
-            f"kernel {titles[0]}": f.current,
-            f"kernel {titles[1]}": f.what_if,
-            f"bytes {titles[0]}": f.bytes_current,
-            f"bytes {titles[1]}": f.bytes_what_if,
-            "bytes change": f.bytes_change,
-        }
-        if timed:
-            row |= {f"time {titles[0]}": f.time_current, f"time {titles[1]}": f.time_what_if}
-        rows.append(row | {"time change": f.time_change})
-    st.dataframe(rows, hide_index=True, key=f"{key}_kernel_figures")
+            run_pair.show_runs(runs[1], diff, titles, key)
 
 
 def _segment_name(group: Group | None) -> str:

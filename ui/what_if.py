@@ -10,11 +10,9 @@ from hfuse.errors import HfuseError
 from hfuse.pipeline import Compiled
 from hfuse.segment import can_fuse, can_share_launch
 from hfuse.segment.override import KERNEL, LAUNCH, Merge
-from hfuse.service import worker
-from hfuse.service.request import RunResult
-from hfuse.units import format_bytes
-from hfuse.what_if import Candidate, compare_runs, cut, cuttable_tensors, format_ms, merged
-from ui import navigation, pipeline, state, views
+from hfuse.segment_diff import diff_segmentations
+from hfuse.what_if import Candidate, cut, cuttable_tensors, merged
+from ui import navigation, pipeline, run_pair, state, views
 from ui.literal import literal
 
 WHAT_IF = "what_if"  # (current, what-if) Candidates the page shows
@@ -130,12 +128,17 @@ def show_what_if(current: Candidate, what_if: Candidate) -> None:
     runs = st.session_state.get(WHAT_IF_RUNS)
     if runs is not None and runs[0] == (current, what_if):
         with st.container(key="whatif_runs"):
-            show_runs(*runs[1])
+            before, after = pipeline.candidate_compiled(current), pipeline.candidate_compiled(what_if)
+            titles = ("current plan", "what-if")
+            diff = diff_segmentations(
+                (before.scheduled, before.segmentation), (after.scheduled, after.segmentation), titles
+            )
+            run_pair.show_runs(runs[1], diff, titles, "whatif")
 
 
 def run_both(current: Candidate, what_if: Candidate) -> None:
     """Both plans run and kept for this section; the current plan's run also for the Run page."""
-    results = run_plans((current, what_if), ("the current plan", "the what-if"))
+    results = run_pair.run_plans((current, what_if), ("the current plan", "the what-if"))
     if results is None:
         return
     st.session_state[WHAT_IF_RUNS] = ((current, what_if), results)
@@ -144,79 +147,3 @@ def run_both(current: Candidate, what_if: Candidate) -> None:
         (current.text, current.strategy, outputs, current.segment),
         results[0],
     )
-
-
-def run_plans(
-    plans: tuple[Candidate, Candidate], names: tuple[str, str]
-) -> tuple[RunResult, RunResult] | None:
-    """Each plan through the run service, one after the other; a failure is shown, and None returned."""
-    results = []
-    with st.status(f"Running {names[0]} and {names[1]}...", expanded=True) as progress:
-        for name, plan in zip(names, plans, strict=True):
-            st.caption(f"Running {name}")
-            result = worker.shared_service().run(plan.request())
-            if result.failure is not None:
-                progress.update(label=f"{name[0].upper()}{name[1:]} failed", state="error")
-                views.show_error(result.failure.exception(), plan.text)
-                return None
-            results.append(result)
-        progress.update(label="Both ran", state="complete", expanded=False)
-    return results[0], results[1]
-
-
-def show_runs(before: RunResult, after: RunResult) -> None:
-    figures_table(before, after, ("current plan", "what-if"), key="whatif_figures")
-    columns = st.columns(2)
-    for column, title, result in ((columns[0], "Current plan", before), (columns[1], "What-if", after)):
-        with column:
-            st.markdown(f"**{title}**")
-            checks(result)
-            st.dataframe(
-                [
-                    {
-                        "kernel": k.name if k.launches_kernel else f"{k.name} (no kernel)",
-                        "scheduler": k.scheduler,
-                        "time": format_ms(k.time_ms),
-                        "bytes": format_bytes(k.input_bytes + k.output_bytes),
-                        "GB/s": "-"
-                        if k.effective_bandwidth_gbs is None
-                        else f"{k.effective_bandwidth_gbs:,.1f}",
-                    }
-                    for k in result.profile.segment_profiles
-                ],
-                hide_index=True,
-                key=f"whatif_kernels_{title.split()[0].lower()}",
-            )
-
-
-def figures_table(before: RunResult, after: RunResult, titles: tuple[str, str], key: str) -> None:
-    """Both runs' figures side by side (`compare_runs`), with their change and ratio."""
-    if not (before.profile.times_meaningful and after.profile.times_meaningful):
-        st.caption(
-            "Run in Triton's interpreter on the CPU: bytes and checks are real, times are not measured."
-        )
-    st.dataframe(
-        [
-            {
-                "measure": f.measure,
-                titles[0]: f.current,
-                titles[1]: f.what_if,
-                "change": f.change,
-                "ratio": f.ratio,
-            }
-            for f in compare_runs(before, after)
-        ],
-        hide_index=True,
-        key=key,
-    )
-
-
-def checks(result: RunResult) -> None:
-    """Whether the run's outputs match torch."""
-    bad = [o.name for o in result.outputs if not o.ok]
-    if bad:
-        st.error(f"{', '.join(bad)} differ from torch.")
-    elif len(result.outputs) == 1:
-        st.success("The output matches torch.")
-    else:
-        st.success(f"All {len(result.outputs)} outputs match torch.")

@@ -46,7 +46,7 @@ def test_a_merge_of_two_naive_segments_runs_beside_the_current_plan(app_url, pag
     screenshot(page, "what_if_merge_drawn")
     run_both(page)
     tables = page.locator(".st-key-whatif_runs [data-testid='stDataFrame']")
-    assert tables.count() == 3  # the figures side by side, then each plan's kernels
+    assert tables.count() == 2  # the figures side by side, then each kernel beside its partner
     assert page.locator("[data-testid='stAlert']", has_text="The output matches torch.").count() == 2
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "what_if_merge_run")
