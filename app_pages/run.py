@@ -18,7 +18,7 @@ from hfuse.service.request import RunRequest, RunResult
 from hfuse.service.worker import shared_service
 from hfuse.tools.report import RunSummary, report_html
 from hfuse.tools.run_table import kernel_table_csv
-from hfuse.units import format_bytes
+from hfuse.units import format_bytes, format_ms
 from ui import pipeline, run_estimate, state, views
 from ui.literal import literal
 from ui.roofline import roofline_chart, roofline_points
@@ -61,19 +61,6 @@ STAGE_HELP = (
     "against torch (the reference, then the comparison) and, on a GPU, the same check of a second run on "
     "copies of the inputs holding NaN and infinities (special values)"
 )
-
-
-def _ms(value: float | None) -> str:
-    """A duration with three significant digits at most: 18.0 us, 2.41 ms, 156 ms, 1.62 s."""
-    if value is None:
-        return "-"
-    if value < 1:
-        return f"{value * 1000:.1f} us"
-    if value < 10:
-        return f"{value:.2f} ms"
-    if value < 1000:
-        return f"{value:.0f} ms"
-    return f"{value / 1000:,.2f} s"
 
 
 def _number(value: float | None, unit: str = "") -> str:
@@ -143,7 +130,7 @@ def run(text: str, segment: int, strategy: str, outputs: str) -> None:
             views.show_error(result.failure.exception(), text)
             return
         progress.update(
-            label=f"Done: first call {_ms(result.first_call_ms)} (compile, launch, check)",
+            label=f"Done: first call {format_ms(result.first_call_ms)} (compile, launch, check)",
             state="complete",
             expanded=False,
         )
@@ -203,11 +190,11 @@ def show_kernels(result: RunResult) -> None:
             "scheduler": k.scheduler,
             "grid": str(k.grid) if k.grid else "-",
             "warps": k.num_warps or "-",
-            "time": _ms(k.time_ms),
+            "time": format_ms(k.time_ms),
             "bytes": format_bytes(k.input_bytes + k.output_bytes),
             "GB/s": _number(k.effective_bandwidth_gbs),
             "% of peak": _number(k.percentage_peak_bandwidth, " %"),
-            "compile": "cached" if profile.cache_hit else _ms(k.compile_time_ms),
+            "compile": "cached" if profile.cache_hit else format_ms(k.compile_time_ms),
         }
         for k in profile.segment_profiles
     ]
@@ -226,7 +213,7 @@ def show_kernels(result: RunResult) -> None:
     )
     totals[1].metric(
         "Kernel time",
-        _ms(profile.kernel_time_ms),
+        format_ms(profile.kernel_time_ms),
         help="The kernels' times added, each the median of repeated launches with the L2 cache flushed "
         "(measured on a GPU only)",
     )
@@ -252,10 +239,10 @@ def show_kernels(result: RunResult) -> None:
     hfuse_timing = next((c for c in result.comparison if c.candidate == profile.backend), None)
     totals[4].metric(
         "Host per call",
-        _ms(hfuse_timing.e2e_us / 1e3) if hfuse_timing else "-",
+        format_ms(hfuse_timing.e2e_us / 1e3) if hfuse_timing else "-",
         help="A cached call's wall time, back to back, host work included (measured on a GPU only)",
     )
-    totals[5].metric("First call", _ms(result.first_call_ms), help=STAGE_HELP)
+    totals[5].metric("First call", format_ms(result.first_call_ms), help=STAGE_HELP)
     timed = [k for k in profile.segment_profiles if k.effective_bandwidth_gbs is not None]
     if timed:
         st.markdown(
@@ -297,7 +284,7 @@ def show_roofline(result: RunResult) -> None:
 def show_first_call(result: RunResult) -> None:
     if not result.first_call_stages:
         return
-    with st.expander(f"Where the first call's {_ms(result.first_call_ms)} went", expanded=False):
+    with st.expander(f"Where the first call's {format_ms(result.first_call_ms)} went", expanded=False):
         st.caption(STAGE_HELP)
         stages = dict(result.first_call_stages)
         st.bar_chart({"stage": list(stages), "ms": list(stages.values())}, x="stage", y="ms", horizontal=True)
@@ -312,10 +299,10 @@ def show_comparison(result: RunResult) -> None:
         {
             "candidate": f"hfuse ({t.candidate})" if t is ours else t.candidate,
             "kernels": t.kernels,
-            "kernel time": _ms(t.kernel_us / 1e3),
-            "spread": f"{_ms(min(t.rounds_us) / 1e3)} - {_ms(max(t.rounds_us) / 1e3)}",
-            "device time": _ms(t.device_us / 1e3),
-            "host per call": _ms(t.e2e_us / 1e3),
+            "kernel time": format_ms(t.kernel_us / 1e3),
+            "spread": f"{format_ms(min(t.rounds_us) / 1e3)} - {format_ms(max(t.rounds_us) / 1e3)}",
+            "device time": format_ms(t.device_us / 1e3),
+            "host per call": format_ms(t.e2e_us / 1e3),
             "GB/s": _number(t.gbs),
             "% of clone": _number(100 * clone.kernel_us / t.kernel_us) if clone and t.kernel_us else "-",
             "vs hfuse": f"{t.kernel_us / ours.kernel_us:.2f}x" if ours.kernel_us else "-",

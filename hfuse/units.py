@@ -1,4 +1,4 @@
-"""How sizes are written for people."""
+"""How sizes and durations are written for people."""
 
 from __future__ import annotations
 
@@ -21,3 +21,16 @@ def format_size(nbytes: int) -> str:
         if value < 1024 or unit == "TiB":
             break
     return f"{value:.1f} {unit} ({nbytes} bytes)"
+
+
+def format_ms(value: float | None) -> str:
+    """A duration with three significant digits at most: 18.0 us, 2.41 ms, 156 ms, 1.62 s; "-" for none."""
+    if value is None:
+        return "-"
+    if value < 1:
+        return f"{value * 1000:.1f} us"
+    if value < 10:
+        return f"{value:.2f} ms"
+    if value < 1000:
+        return f"{value:.0f} ms"
+    return f"{value / 1000:,.2f} s"

@@ -21,7 +21,7 @@ from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.segment.override import Merge
 from hfuse.segment_diff import SegmentationDiff
 from hfuse.service.request import RunRequest, RunResult
-from hfuse.units import format_bytes
+from hfuse.units import format_bytes, format_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,19 +181,6 @@ def compare_kernels(current: RunResult, what_if: RunResult, diff: SegmentationDi
             )
         )
     return figures
-
-
-def format_ms(value: float | None) -> str:
-    """A duration with three significant digits at most: 18.0 us, 2.41 ms, 156 ms, 1.62 s; "-" for none."""
-    if value is None:
-        return "-"
-    if value < 1:
-        return f"{value * 1000:.1f} us"
-    if value < 10:
-        return f"{value:.2f} ms"
-    if value < 1000:
-        return f"{value:.0f} ms"
-    return f"{value / 1000:,.2f} s"
 
 
 def _moved(profile: FusionProfile) -> int:
