@@ -37,7 +37,7 @@ def _check_storage(compiled: Compiled, inputs: list, results: list[torch.Tensor]
             assert _storage(result) not in input_storages, f"{name} was written into an input"
 
 
-def _check_against_reference(fusion: Fusion, results: list[torch.Tensor], inputs: list, label: str) -> None:
+def check_against_reference(fusion: Fusion, results: list[torch.Tensor], inputs: list, label: str) -> None:
     """As the runtime's validation: an output that fails its dtype's tolerance is checked again against the
     magnitude of the terms that make it (a near cancellation rounded in another order passes)."""
     expected = evaluate(fusion, inputs)
@@ -65,6 +65,6 @@ def check_engine(fusion: Fusion, device: str) -> list[Compiled]:
         del results
         fresh = random_inputs(fusion, seed=1, device=device)
         results, _, _ = execute(fusion, fresh, backend=backend, alias_outputs=alias_outputs)
-        _check_against_reference(fusion, results, fresh, label)
+        check_against_reference(fusion, results, fresh, label)
         compiled_runs.append(compiled)
     return compiled_runs
