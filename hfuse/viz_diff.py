@@ -26,9 +26,18 @@ DIFF_COLORS: dict[Status, tuple[str, str]] = {  # fill, border
 
 def legend(titles: tuple[str, str]) -> dict[Status, str]:
     """What each colour means, for two fusions with these titles (as "in this one")."""
+    return _words(titles, "the same in both", "other attributes, shapes or operands")
+
+
+def segment_legend(titles: tuple[str, str]) -> dict[Status, str]:
+    """What each colour of a segmentation difference means."""
+    return _words(titles, "the same segment in both", "other ops, scheduler or tensors")
+
+
+def _words(titles: tuple[str, str], same: str, what_changes: str) -> dict[Status, str]:
     return {
-        "same": "the same in both",
-        "changed": "changed: other attributes, shapes or operands",
+        "same": same,
+        "changed": f"changed: {what_changes}",
         "added": f"added: only {titles[1]}",
         "removed": f"removed: only {titles[0]}",
     }
@@ -67,16 +76,6 @@ def diff_graph(before: Fusion, after: Fusion, diff: FusionDiff, titles: tuple[st
                 graph.edge(f"v_{stands_for[name]}", f"removed_e{index}", style="dashed", color=color)
     _legend(graph, f"{titles[1]}, against {titles[0]}", words)
     return graph
-
-
-def segment_legend(titles: tuple[str, str]) -> dict[Status, str]:
-    """What each colour of a segmentation difference means."""
-    return {
-        "same": "the same segment in both",
-        "changed": "changed: other ops, scheduler or tensors",
-        "added": f"added: only {titles[1]}",
-        "removed": f"removed: only {titles[0]}",
-    }
 
 
 def segmentation_diff_graph(

@@ -84,15 +84,27 @@ def candidate_compiled(candidate: Candidate) -> Compiled:
         return candidate_outcome(candidate).of(candidate.strategy)
 
 
+WHAT_IF_TITLES = ("current plan", "what-if")
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def what_if_dot(current: Candidate, what_if: Candidate) -> str:
     """The current plan's segmentation beside the what-if's."""
     sides = []
-    for title, candidate in (("current plan", current), ("what-if", what_if)):
+    for title, candidate in zip(WHAT_IF_TITLES, (current, what_if), strict=True):
         compiled = candidate_compiled(candidate)
         sides.append(((title, compiled.scheduled, compiled.segmentation), compiled.kernel_count))
     (left, left_count), (right, right_count) = sides
     return viz.compare_graph(left, right, (left_count, right_count)).source
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def what_if_segmentation_diff(current: Candidate, what_if: Candidate) -> SegmentationDiff:
+    """The what-if's segments matched with the current plan's (its kernels beside their partners)."""
+    before, after = candidate_compiled(current), candidate_compiled(what_if)
+    return diff_segmentations(
+        (before.scheduled, before.segmentation), (after.scheduled, after.segmentation), WHAT_IF_TITLES
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

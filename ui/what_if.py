@@ -10,7 +10,6 @@ from hfuse.errors import HfuseError
 from hfuse.pipeline import Compiled
 from hfuse.segment import can_fuse, can_share_launch
 from hfuse.segment.override import KERNEL, LAUNCH, Merge
-from hfuse.segment_diff import diff_segmentations
 from hfuse.what_if import Candidate, cut, cuttable_tensors, merged
 from ui import navigation, pipeline, run_pair, state, views
 from ui.literal import literal
@@ -128,12 +127,8 @@ def show_what_if(current: Candidate, what_if: Candidate) -> None:
     runs = st.session_state.get(WHAT_IF_RUNS)
     if runs is not None and runs[0] == (current, what_if):
         with st.container(key="whatif_runs"):
-            before, after = pipeline.candidate_compiled(current), pipeline.candidate_compiled(what_if)
-            titles = ("current plan", "what-if")
-            diff = diff_segmentations(
-                (before.scheduled, before.segmentation), (after.scheduled, after.segmentation), titles
-            )
-            run_pair.show_runs(runs[1], diff, titles, "whatif")
+            diff = pipeline.what_if_segmentation_diff(current, what_if)
+            run_pair.show_runs(runs[1], diff, pipeline.WHAT_IF_TITLES, "whatif")
 
 
 def run_both(current: Candidate, what_if: Candidate) -> None:
