@@ -37,6 +37,7 @@ LONG_LINK_BYTES = 8192  # proxies commonly reject longer request lines: offer a 
 SHORT_ID_LENGTH = 12
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 _SHORT_ID = re.compile(rf"[A-Za-z0-9_-]{{{SHORT_ID_LENGTH}}}")
+_BUSY_SECONDS = 10.0
 
 
 def encode_definition(text: str) -> str:
@@ -152,9 +153,9 @@ class ShortLinkStore:
             blocker = _file_in_the_way(self.path.parent)
             reason = f"{blocker} is a file, not a folder" if blocker else (error.strerror or str(error))
             raise self._unopenable(reason) from None
-        connection = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+        connection = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None)
         try:
-            connection.execute("PRAGMA journal_mode=WAL")
+            _use_wal(connection)
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS links"
                 " (id TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL NOT NULL)"
@@ -218,6 +219,24 @@ class ShortLinkStore:
                 f"{settings.LINK_DB.env}."
             )
         return row[0]
+
+
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Switch the file to WAL, waiting for other connections as a busy timeout would.
+
+    SQLite answers a journal-mode change on a file another connection is creating with "database is
+    locked" at once, without calling the busy handler, so the wait is done here.
+    """
+    deadline = time.monotonic() + _BUSY_SECONDS
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            busy = getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not busy or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
 
 
 def _file_in_the_way(folder: Path) -> Path | None:
