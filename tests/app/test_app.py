@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from app_harness import PAGES, ROOT, TIMEOUT, errors, graph_sources, open_app, open_page
 from streamlit.testing.v1 import AppTest
 
 from hfuse import share, viz
@@ -17,22 +18,12 @@ from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.service import worker
 from hfuse.service.compile import failed_compile
 from hfuse.service.measure import Timing
-from hfuse.service.request import OutputSummary, RunResult, failed_result, run_request
+from hfuse.service.request import OutputSummary, RunResult
 from ui import pipeline as ui_pipeline
 from ui import views
 from ui.literal import literal
 from ui.roofline import roofline_points
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
-PAGES = {  # each page's file, and the key of its button in the sidebar's navigation
-    "app_pages/editor.py": "nav_editor",
-    "app_pages/ir.py": "nav_ir",
-    "app_pages/segments.py": "nav_segmentation",
-    "app_pages/code.py": "nav_code",
-    "app_pages/run.py": "nav_run",
-}
-TIMEOUT = 120
 SEED = get_example("qkv_split").text
 BAD_SCRIPT = """from nvfuser import FusionDefinition, DataType
 
@@ -43,34 +34,8 @@ with FusionDefinition() as fd:
 """
 
 
-@pytest.fixture(autouse=True)
-def link_store(tmp_path, monkeypatch):
-    monkeypatch.setenv("HFUSE_LINK_DB", str(tmp_path / "links.sqlite3"))
-    return share.ShortLinkStore(tmp_path / "links.sqlite3")
-
-
-def open_app(**params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def graph_sources(at: AppTest) -> list[str]:
-    return [element.proto.spec for element in at.get("graphviz_chart")]
-
-
-def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
-
-
 def definition(at: AppTest) -> str:
     return at.session_state["definition"]
-
-
-def open_page(at: AppTest, page: str) -> AppTest:
-    """A click on the page's button in the sidebar's navigation."""
-    return at.button(key=PAGES[page]).click().run()
 
 
 def headers(at: AppTest) -> list[str]:
@@ -411,30 +376,6 @@ def test_a_plain_text_edit_sent_with_a_click_on_a_page_button_is_applied_and_the
     open_page(at, "app_pages/ir.py")
     assert not at.exception
     assert definition(at) == BAD_SCRIPT and headers(at) == ["Fusion IR"]
-
-
-class InProcessService:
-    """Stands in for the run service: runs requests in this process; `failures` come back first."""
-
-    def __init__(self, failures=(), ahead=0):
-        self.requests, self.failures, self.ahead = [], list(failures), ahead
-
-    def run(self, request, *, on_wait=None, poll=None):
-        self.requests.append(request)
-        if self.ahead and on_wait is not None:
-            on_wait(self.ahead)
-        if poll is not None:
-            poll()  # the page's clock: its first tick
-        if self.failures:
-            return failed_result(self.failures.pop(0))
-        return run_request(request)
-
-
-@pytest.fixture
-def service(monkeypatch):
-    fake = InProcessService()
-    monkeypatch.setattr(worker, "shared_service", lambda: fake)
-    return fake
 
 
 def open_run_page(**options: str) -> AppTest:

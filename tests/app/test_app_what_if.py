@@ -1,28 +1,14 @@
 """The Segmentation page's what-if, driven by Streamlit's AppTest: verdicts on two segments, a legal merge
 or a cut tried, and both plans run side by side through the run service (here, in this process)."""
 
-import pytest
-from test_app import InProcessService, errors, graph_sources, open_app, open_page
+from app_harness import errors, graph_sources, open_app, open_page
 
 from hfuse import share
 from hfuse.examples import get_example
 from hfuse.segment.override import Merge
-from hfuse.service import worker
 
 SOFTMAX = share.encode_definition(get_example("softmax").text)
 NAIVE_SIDE, HFUSE_SIDE = 0, 1  # the page's two columns, naive beside hfuse
-
-
-@pytest.fixture(autouse=True)
-def link_store(tmp_path, monkeypatch):
-    monkeypatch.setenv("HFUSE_LINK_DB", str(tmp_path / "links.sqlite3"))
-
-
-@pytest.fixture
-def service(monkeypatch):
-    fake = InProcessService()
-    monkeypatch.setattr(worker, "shared_service", lambda: fake)
-    return fake
 
 
 def segmentation_page(side: int):

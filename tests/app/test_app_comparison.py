@@ -2,28 +2,14 @@
 hfuse's segments of both definitions matched and drawn, and Run both runs the two through the run service
 (here, in this process) with the figures, their changes and each kernel beside its partner."""
 
-import pytest
-from test_app import InProcessService, errors, graph_sources, open_app, open_page
+from app_harness import errors, graph_sources, open_app, open_page
 
 from hfuse import share
 from hfuse.examples import get_example
-from hfuse.service import worker
 
 SOFTMAX = get_example("softmax").text
 CUT = SOFTMAX.replace("fd.ops.sum(T4,", "fd.ops.sum(fd.ops.segment_set(T4),")
 OTHER, THIS = "in the other definition", "in this one"
-
-
-@pytest.fixture(autouse=True)
-def link_store(tmp_path, monkeypatch):
-    monkeypatch.setenv("HFUSE_LINK_DB", str(tmp_path / "links.sqlite3"))
-
-
-@pytest.fixture
-def service(monkeypatch):
-    fake = InProcessService()
-    monkeypatch.setattr(worker, "shared_service", lambda: fake)
-    return fake
 
 
 def shared_comparison():
