@@ -119,8 +119,8 @@ def _check_held(op: Op, position: int, value: Value, dtype: DataType) -> None:
         raise fail(
             op,
             f"operand {position} ({const!r}) is converted to DataType.{dtype.name}, the type of the result, "
-            f"which cannot hold it (it holds whole numbers from {info.min} to {info.max}); torch's threshold "
-            "refuses it too",
+            f"which cannot hold it (it holds whole numbers from {info.min} to {info.max}); torch's "
+            f"{op.frontend_name} refuses it too",
         )
 
 
