@@ -25,6 +25,20 @@ with FusionDefinition() as fd:
     fd.add_output(fd.ops.cumsum(fd.ops.exp(t0), dim=1))
 """
 
+# inputs of a define_vector: a list in the script's inputs, one scalar input each in the fusion
+VECTOR_RESHAPE = """import torch
+from nvfuser import FusionDefinition
+
+inputs = [torch.randn([2, 2, 2, 2, 2, 2]), [2, 2, 2, 8]]
+
+with FusionDefinition() as fd:
+    t0 = fd.from_pytorch(inputs[0])
+    t1 = fd.ops.reshape(t0, fd.define_vector(4))
+    fd.add_output(fd.ops.sum(t1, dims=[3]))
+
+fd.execute(inputs)
+"""
+
 
 def run_script(path, *, without_hfuse: bool = False) -> str:
     command = [sys.executable, "-c", STANDALONE] if without_hfuse else [sys.executable]
@@ -57,6 +71,16 @@ def test_the_script_runs_the_kernels_and_matches_torch_eager(tmp_path, example, 
     assert difference < 1e-5
     rows = [line.split()[0] for line in printed.splitlines()[-3:]]
     assert rows == ["hfuse", "torch", "clone"]
+
+
+def test_a_vector_of_the_scripts_inputs_becomes_one_scalar_input_each(tmp_path):
+    source, path = tmp_path / "vector.py", tmp_path / "bench_vector.py"
+    source.write_text(VECTOR_RESHAPE)
+    assert main(["bench-script", str(source), "-o", str(path)]) == 0
+
+    printed = run_script(path)
+
+    assert float(printed.split("max abs difference from torch eager: ")[1].split()[0]) < 1e-5
 
 
 def test_the_script_needs_only_torch_and_triton(tmp_path):

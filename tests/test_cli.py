@@ -84,6 +84,23 @@ def test_run_hfuse_in_the_interpreter_lists_kernels(capsys, monkeypatch):
     assert launched[0]["input_bytes"] == 2 * 32 * 64 * 4 and launched[0]["output_bytes"] == 32 * 64 * 4
 
 
+def test_run_takes_a_scripts_vector_input_as_its_scalars(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    script = tmp_path / "vector.py"
+    script.write_text(
+        "import torch\nfrom nvfuser import FusionDefinition\n\n"
+        "inputs = [torch.randn(2, 3, 4), [6, 4]]\n\n"
+        "with FusionDefinition() as fd:\n"
+        "    t0 = fd.from_pytorch(inputs[0])\n"
+        "    fd.add_output(fd.ops.reshape(t0, fd.define_vector(2)))\n\n"
+        "fd.execute(inputs)\n"
+    )
+    code, out, err = run_cli(capsys, "run", str(script), "--device", "cpu", "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert report["validated"] is True and report["outputs"][0]["shape"] == [6, 4]
+
+
 BAD_SCRIPT = """import torch
 from nvfuser import FusionDefinition, DataType
 

@@ -190,6 +190,7 @@ def test_expected_failures_name_collected_files():
 def test_unseen_definition_loads_on_meta(path):
     script = _load(path, "meta")
     assert script.fusion.outputs
+    assert len(script.inputs) == len(script.fusion.inputs)  # one value per input, a vector's spread
     assert all(x.device.type == "meta" for x in script.inputs if isinstance(x, torch.Tensor))
 
 

@@ -389,12 +389,10 @@ class FusionDefinition:
         return self._fusion_of(self._with_seed(flat_inputs(inputs), lambda: 0))
 
     def complete_inputs(self, inputs: Sequence[Any]) -> list[Any]:
-        """The values one run takes: these inputs, with a seed drawn from torch's default generator in the
-        place of the seed of random ops given no rng_seed, where the inputs leave it out (the inputs as
-        given where there is none)."""
-        flat = flat_inputs(inputs)
-        completed = self._with_seed(flat, draw_seed)
-        return list(inputs) if completed is flat else completed
+        """The values one run takes, one per input of the fusion (a define_vector's list spread): these
+        inputs, with a seed drawn from torch's default generator in the place of the seed of random ops
+        given no rng_seed, where the inputs leave it out."""
+        return list(self._with_seed(flat_inputs(inputs), draw_seed))
 
     def _with_seed(self, flat: list[Any] | None, seed: Callable[[], int]) -> list[Any] | None:
         """Flat inputs with `seed()` in the place of a drawn seed they leave out, else the same list."""

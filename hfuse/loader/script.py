@@ -31,7 +31,8 @@ from hfuse.loader.source import Source, position
 
 @dataclass(frozen=True, slots=True)
 class Script:
-    """A loaded script: its text, the definition it records, its inputs (on the chosen device), the Fusion.
+    """A loaded script: its text, the definition it records, its inputs (one per input of the Fusion, a
+    vector's list spread, on the chosen device), the Fusion.
 
     `format` says what produced the text (formats.SCRIPT, ERROR_REPRO, DEFINITION_DUMP, THUNDER_REPRO,
     "nvFuser segments dump (N segments)" or "fusion definition script (N definitions)"); `printed` is

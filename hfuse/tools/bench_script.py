@@ -14,6 +14,7 @@ from typing import Any
 
 from hfuse.codegen.model import KernelSource
 from hfuse.errors import UnsupportedError
+from hfuse.frontend.definition import flat_inputs
 from hfuse.ir import Fusion, Value
 from hfuse.loader.script import Script
 from hfuse.pipeline import Compiled
@@ -172,7 +173,8 @@ def bench_script(script: Script, compiled: Compiled) -> str:
         "KERNELS": {k.name: _standalone(k) for k in compiled.kernels},
         "INPUT_NAMES": scheduled.inputs,
         "INPUTS": [
-            _input_spec(scheduled.value(n), v) for n, v in zip(scheduled.inputs, script.inputs, strict=True)
+            _input_spec(scheduled.value(n), v)
+            for n, v in zip(scheduled.inputs, flat_inputs(script.inputs), strict=True)
         ],
         "CONSTANTS": [(v.name, v.const) for v in scheduled.values if v.is_scalar and v.const is not None],
         "STEPS": _steps(compiled),
