@@ -68,6 +68,8 @@ _OP_FORMS: dict[Op, tuple[tuple[str, ...], tuple[Param, ...]]] = {
     Op.CAT: (("tensors", "..."), (Param("dim", "int", "0"),)),
     Op.CUMSUM: (("x",), (Param("dim", "int", "-1"),)),
     Op.CUMPROD: (("x",), (Param("dim", "int", "-1"),)),
+    Op.CUMMAX: (("x",), (Param("dim", "int", "-1"),)),
+    Op.CUMMIN: (("x",), (Param("dim", "int", "-1"),)),
     Op.TRIU: (("x",), (Param("diagonal", "int", "0"),)),
 }
 

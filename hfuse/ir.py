@@ -18,7 +18,8 @@ dims are normalized to be non-negative; shapes are tuples of ints):
 | VAR         | x                              | dims, correction, keepdim                           |
 | VAR_MEAN    | x -> (var, mean)               | dims, correction, keepdim                           |
 | WELFORD     | x -> (avg, var_sum, n)         | dims                                                |
-| SCAN        | CUMSUM x, CUMPROD x            | dim                                                 |
+| SCAN        | CUMSUM x, CUMPROD x, CUMMAX x, | dim                                                 |
+|             | CUMMIN x                       |                                                     |
 | SORT        | ARGSORT x                      | dim, descending, stable                             |
 |             | TOPK x -> (values, indices)    | k, dim, largest, sorted                             |
 | VIEW        | BROADCAST_IN_DIM x             | shape, broadcast_dims                               |
@@ -180,6 +181,8 @@ class Op(enum.Enum):
     WELFORD = ("welford", Family.VAR)
     CUMSUM = ("cumsum", Family.SCAN)
     CUMPROD = ("cumprod", Family.SCAN)
+    CUMMAX = ("cummax", Family.SCAN)
+    CUMMIN = ("cummin", Family.SCAN)
     ARGSORT = ("argsort", Family.SORT)
     TOPK = ("topk", Family.SORT)
     # views

@@ -167,6 +167,7 @@ SHAPES = [
         [(F32, (2,)), (F32, (2,)), (I64, (2,))],
     ),
     ("cumsum-int", Op.CUMSUM, tensor((2, 3), I32), {"dim": -1}, {"dim": 1}, [(I64, (2, 3))]),
+    ("cummax-int", Op.CUMMAX, tensor((2, 3), I32), {"dim": -1}, {"dim": 1}, [(I32, (2, 3))]),
     ("argsort", Op.ARGSORT, tensor((2, 3)), {"dim": 0}, {"descending": False}, [(I64, (2, 3))]),
     (
         "topk",

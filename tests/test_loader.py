@@ -242,6 +242,19 @@ def nvfuser_fusion(fd : FusionDefinition) -> None :
     fd.add_output(fd.ops.tanh(T0))
 """
 
+RUN_HELPER = """\
+def exec_nvfuser(fusion_func, inputs):
+    with FusionDefinition() as fd:
+        fusion_func(fd)
+    return fd.execute(inputs), fd
+
+def fusion_func(fd):
+    fd.add_output(fd.ops.cumsum(fd.from_pytorch(inputs[0]), 1))
+
+inputs = [torch.randn(3, 5, device="cuda")]
+nvf_out, *rest = exec_nvfuser(fusion_func, inputs)
+"""
+
 STYLES = [
     ("seed-nanogpt-qkv", SEED, seed_expected),
     ("thunder-make-tensor-as-strided", THUNDER, thunder_expected),
@@ -263,6 +276,7 @@ STYLES = [
     ("no-inputs-list", STATIC_NO_INPUTS, lambda x: [x.sin()]),
     ("execute-keyword-inputs-and-ndim", KEYWORD_EXECUTE, lambda x: [x.sum(1)]),
     ("function-without-with-block", LONE_FUNCTION, lambda x: [x.tanh()]),
+    ("helper-that-runs-and-returns-the-results", RUN_HELPER, lambda x: [x.cumsum(1)]),
 ]
 
 

@@ -375,6 +375,66 @@ CONSTRUCTS = [
         ),
     ),
     (
+        "itertools-permutations-and-combinations",
+        _script(
+            X,
+            """\
+            for order in itertools.permutations(range(2)):
+                fd.add_output(fd.ops.permute(x, dims=order))
+            for a, b in combinations([x, fd.ops.neg(x), fd.ops.abs(x)], r=2):
+                fd.add_output(fd.ops.add(a, b))
+            """,
+            before="import itertools\nfrom itertools import combinations\n",
+        ),
+        _script(
+            X,
+            """\
+            fd.add_output(fd.ops.permute(x, dims=(0, 1)))
+            fd.add_output(fd.ops.permute(x, dims=(1, 0)))
+            n, a = fd.ops.neg(x), fd.ops.abs(x)
+            fd.add_output(fd.ops.add(x, n))
+            fd.add_output(fd.ops.add(x, a))
+            fd.add_output(fd.ops.add(n, a))
+            """,
+        ),
+    ),
+    (
+        "is-tensor-of-fusion-values",
+        _script(
+            X,
+            """\
+            s = fd.define_scalar(2.0, dtype=DataType.Double)
+            for a in [x, s]:
+                t = fd.ops.mul(a, a)
+                if t.is_tensor():
+                    fd.add_output(t)
+            """,
+        ),
+        _script(
+            X,
+            """\
+            s = fd.define_scalar(2.0, dtype=DataType.Double)
+            fd.add_output(fd.ops.mul(x, x))
+            fd.ops.mul(s, s)
+            """,
+        ),
+    ),
+    (
+        "direct-tensorview-and-val-annotations",
+        HEADER.replace("nvfuser import", "nvfuser_direct import")
+        + "from nvfuser_direct import TensorView, Val\n"
+        + textwrap.dedent("""\
+            def scale(fd: FusionDefinition, x: TensorView, s: Val) -> TensorView:
+                assert isinstance(x, TensorView) and isinstance(s, Val) and not isinstance(s, TensorView)
+                return fd.ops.mul(x, s)
+
+            with FusionDefinition() as fd:
+                x = fd.define_tensor(shape=[4, 6], contiguity=True, dtype=DataType.Float)
+                fd.add_output(scale(fd, x, fd.define_scalar(2.0, dtype=DataType.Double)))
+            """),
+        _script(X, "fd.add_output(fd.ops.mul(x, fd.define_scalar(2.0, dtype=DataType.Double)))\n"),
+    ),
+    (
         "walrus-and-list-remove",
         _script(
             X,

@@ -67,6 +67,8 @@ STRUCTURAL_CASES = {
     Op.WELFORD: ([X], {"dims": [1]}, {}),
     Op.CUMSUM: ([X], {"dim": 1}, {}),
     Op.CUMPROD: ([X], {"dim": 1}, {}),
+    Op.CUMMAX: ([X], {"dim": 1}, {}),
+    Op.CUMMIN: ([X], {"dim": 0}, {}),
     Op.ARGSORT: ([X], {"dim": 1}, {}),
     Op.TOPK: ([X], {"k": 2, "dim": 1}, {}),
     Op.BROADCAST_IN_DIM: ([((6,), F32)], {"shape": [4, 6], "broadcast_dims": [1]}, {}),

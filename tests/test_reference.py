@@ -308,6 +308,8 @@ REDUCTIONS = [
     ("welford", Op.WELFORD, {"dims": [1, 2]},
      lambda x: (x.mean((1, 2)), x.var((1, 2), correction=0) * 12, torch.full((2,), 12)), False),
     ("cumsum", Op.CUMSUM, {"dim": 1}, lambda x: x.cumsum(1), True),
+    ("cummax", Op.CUMMAX, {"dim": 2}, lambda x: x.cummax(2).values, True),
+    ("cummin", Op.CUMMIN, {"dim": 0}, lambda x: x.cummin(0).values, True),
     ("argsort", Op.ARGSORT, {"dim": 2, "descending": True, "stable": True},
      lambda x: torch.argsort(x, dim=2, descending=True, stable=True), True),
     ("topk", Op.TOPK, {"k": 2, "dim": 2, "sorted": True}, lambda x: tuple(torch.topk(x, 2, dim=2)), True),

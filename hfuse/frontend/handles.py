@@ -26,6 +26,9 @@ class Handle:
 
     __hash__ = object.__hash__
 
+    def is_tensor(self) -> bool:
+        return isinstance(self, Tensor)
+
     def __bool__(self) -> bool:
         raise DefinitionError(
             f"{self.name} has no truth value while the fusion is being defined; "

@@ -133,6 +133,12 @@ class Ops(OperandChecks):
     def cumprod(self, x, dim):
         return self._scan(Op.CUMPROD, x, dim)
 
+    def cummax(self, x, dim):
+        return self._scan(Op.CUMMAX, x, dim)
+
+    def cummin(self, x, dim):
+        return self._scan(Op.CUMMIN, x, dim)
+
     def _scan(self, op, x, dim):
         x = self._tensor(x, op.frontend_name)
         return self._call(op, [x], {"dim": self._dim(dim, op.frontend_name)}, [x.ndim])

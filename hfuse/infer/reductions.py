@@ -88,7 +88,9 @@ def scan(op: Op, inputs: list[Value], attrs: dict[str, Any]) -> Inferred:
     if "dim" not in attrs:
         raise fail(op, "needs dim=<whole number>")
     dim = normalize_dim(op, as_int(op, "dim", attrs["dim"]), x.rank)
-    dtype = DataType.Int if category(x.dtype) <= INT else x.dtype
+    # running sums and products of integers are int64, as in torch; running extremes keep the dtype
+    widens = op in (Op.CUMSUM, Op.CUMPROD) and category(x.dtype) <= INT
+    dtype = DataType.Int if widens else x.dtype
     return Inferred({"dim": dim}, [tensor_out(dtype, x.shape)])
 
 

@@ -18,7 +18,7 @@ import torch
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, HfuseError
 from hfuse.frontend import FusionDefinition
-from hfuse.frontend.handles import Scalar, Tensor, Vector
+from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
 from hfuse.loader.functions import BoundMethod, UserFunction
 from hfuse.loader.tensors import InputTensor, TorchDtype
 from hfuse.loader.values import MISSING, CallSite, Interpreted, TypeValue, describe
@@ -59,7 +59,8 @@ class DefinitionModule(Interpreted):
 
 
 class HandleType(TypeValue):
-    """nvFuser's `Tensor`, `Scalar` and `Vector` classes, for `isinstance(value, Tensor)`."""
+    """nvFuser's `Tensor`, `Scalar` and `Vector` classes (nvfuser_direct's `TensorView` and `Val`, the class
+    of every fusion value), for `isinstance(value, Tensor)` and annotations."""
 
     def __init__(self, handle_class: type):
         self.handle_class = handle_class
@@ -70,8 +71,11 @@ class HandleType(TypeValue):
 
 
 HANDLE_TYPES = {
-    name: HandleType(kind) for name, kind in (("Tensor", Tensor), ("Scalar", Scalar), ("Vector", Vector))
-}
+    name: HandleType(kind)
+    for name, kind in (
+        ("Tensor", Tensor), ("Scalar", Scalar), ("Vector", Vector), ("TensorView", Tensor), ("Val", Handle)
+    )
+}  # fmt: skip
 
 
 class TorchDtypeToDataType(Interpreted):

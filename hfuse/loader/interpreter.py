@@ -16,7 +16,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from hfuse.frontend.handles import Tensor, Vector
+from hfuse.frontend.handles import Handle, Tensor, Vector
 from hfuse.loader.budget import Budget
 from hfuse.loader.limits import int_fits
 from hfuse.loader.operators import BINARY, FAST_NUMBERS, PLAIN_COMPARE, UNARY, Operators
@@ -73,7 +73,7 @@ class Scope:
 
 
 class HandleMethod(Interpreted):
-    """`t.shape()` or `t.size(i)` of a fusion tensor: recorded like `fd.ops.shape(t)`."""
+    """`t.shape()` or `t.size(i)` of a fusion tensor, recorded like `fd.ops.shape(t)`, or `v.is_tensor()`."""
 
     def __init__(self, evaluator: Evaluator, handle: Any, name: str):
         self.evaluator = evaluator
@@ -212,6 +212,8 @@ class Evaluator(Operators):
                 return base.ndim
             if name in ("shape", "size"):
                 return HandleMethod(self, base, name)
+        if isinstance(base, Handle) and name == "is_tensor":
+            return HandleMethod(self, base, name)
         if isinstance(base, Vector) and name == "size":
             return base.size
         return MISSING

@@ -2,8 +2,8 @@
 
 Only the names in the tables below exist. `math` functions take numbers and give numbers (whole
 results bounded to 64 bits like every integer of a script); `functools` gives `partial` and `reduce`;
-`itertools` gives `product` and `chain`, as lists paid for before they are made; `typing`'s names
-only annotate, and annotations are never evaluated.
+`itertools` gives `product`, `chain`, `permutations` and `combinations`, as lists paid for before they
+are made; `typing`'s names only annotate, and annotations are never evaluated.
 """
 
 from __future__ import annotations
@@ -130,6 +130,11 @@ class FunctoolsModule(Interpreted):
         return _FunctoolsFunction(self.interpreter, name) if name in ("partial", "reduce") else MISSING
 
 
+# how many tuples each makes of n items taken r at a time
+_ARRANGEMENTS: dict[str, Callable[[int, int], int]] = {"permutations": math.perm, "combinations": math.comb}
+_ITERTOOLS_FUNCTIONS = ("product", "chain", *_ARRANGEMENTS)
+
+
 class _ItertoolsFunction(Interpreted):
     def __init__(self, interpreter: Interpreter, name: str):
         self.interpreter = interpreter
@@ -137,6 +142,8 @@ class _ItertoolsFunction(Interpreted):
         self.label = f"itertools.{name}"
 
     def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+        if self.name in _ARRANGEMENTS:
+            return self._arrangements(site, args, kwargs)
         allowed = {"repeat"} if self.name == "product" else set()
         repeat = kwargs.get("repeat", 1)
         if set(kwargs) - allowed or not isinstance(repeat, int) or repeat < 0:
@@ -151,6 +158,22 @@ class _ItertoolsFunction(Interpreted):
         site.charge(math.prod(sizes) * max(len(sizes), 1))
         return list(itertools.product(*lists, repeat=repeat))
 
+    def _arrangements(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+        """`permutations(items, r=None)` and `combinations(items, r)`."""
+        given = [*args, *kwargs.values()]
+        r_needed = self.name == "combinations"
+        if set(kwargs) - {"r"} or not (1 + r_needed <= len(given) <= 2):
+            raise site.error(f"{self.label}() takes a list and {'a' if r_needed else 'an optional'} length r")
+        items = self.interpreter.materialize(site.node, given[0])
+        r = given[1] if len(given) == 2 and given[1] is not None else len(items)
+        if not isinstance(r, int) or isinstance(r, bool) or r < 0:
+            raise site.error(f"{self.label}(): r must be a whole number >= 0, not {describe(r)}")
+        count = _ARRANGEMENTS[self.name](len(items), r)
+        if count > self.interpreter.budget.max_steps:
+            raise self.interpreter.budget.exhausted(site.node)
+        site.charge(count * max(r, 1))
+        return list(getattr(itertools, self.name)(items, r))
+
 
 class ItertoolsModule(Interpreted):
     label = "itertools"
@@ -159,7 +182,7 @@ class ItertoolsModule(Interpreted):
         self.interpreter = interpreter
 
     def attribute(self, name: str) -> Any:
-        return _ItertoolsFunction(self.interpreter, name) if name in ("product", "chain") else MISSING
+        return _ItertoolsFunction(self.interpreter, name) if name in _ITERTOOLS_FUNCTIONS else MISSING
 
 
 class TypingName(Interpreted):

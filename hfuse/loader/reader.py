@@ -339,6 +339,11 @@ class ScriptReader(Interpreter):
         return True
 
     def bind(self, target: ast.expr, value: Any, scope: Scope) -> None:
+        if value is RUN_OUTPUT and isinstance(target, ast.Tuple | ast.List):
+            # `out, fd = run_helper(...)`: each part of a run's result is one too
+            for part in target.elts:
+                self.bind(part.value if isinstance(part, ast.Starred) else part, RUN_OUTPUT, scope)
+            return
         super().bind(target, value, scope)
         if isinstance(target, ast.Name) and isinstance(value, Handle) and self._records(value):
             self._name_value(value.name, target.id)
@@ -396,6 +401,8 @@ class ScriptReader(Interpreter):
         for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 scope.names[node.id] = RUN_OUTPUT
+        if isinstance(statement, ast.Return):  # a helper that runs the fusion returns what the run gave
+            raise _Return(statement, RUN_OUTPUT)
 
     def _name_value(self, value: str, variable: str) -> None:
         """The first variable of the shallowest call that holds a value names it: `q` of

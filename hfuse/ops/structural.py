@@ -221,6 +221,16 @@ STRUCTURAL = [
         lambda a, attrs, outs, dev: torch.cumprod(a[0].to(compute_dtype(outs[0])), attrs["dim"]),
     ),
     in_torch(
+        Op.CUMMAX,
+        reductions.scan,
+        lambda a, attrs, outs, dev: torch.cummax(a[0].to(compute_dtype(outs[0])), attrs["dim"]).values,
+    ),
+    in_torch(
+        Op.CUMMIN,
+        reductions.scan,
+        lambda a, attrs, outs, dev: torch.cummin(a[0].to(compute_dtype(outs[0])), attrs["dim"]).values,
+    ),
+    in_torch(
         Op.ARGSORT,
         reductions.argsort,
         lambda a, attrs, outs, dev: torch.argsort(
