@@ -94,7 +94,7 @@ TORCH = {
     "subclass_pointwise_from_pytorch": lambda v, a, b: [v[None, :] + a, v[:, None] + b],
     "linear_add_from_pytorch": lambda x, r, w: [F.linear(x, w) + r],
     "gather_after_add": lambda a, b, i: [torch.gather(a + b, 0, i)],
-    "reshape_vector_input": lambda x, shape: [x.reshape(shape).sum(3)],
+    "reshape_vector_input": lambda x, *shape: [x.reshape(shape).sum(3)],
     "reshape_size_and_scalars": lambda x, d1, d2: [x.reshape(3, d1, d2)],
     "reshape_extent_arithmetic": lambda n, x: [x.reshape(n, -1).sum(1)],
     "empty_reshape": lambda x: [x.reshape(5, 0)],
