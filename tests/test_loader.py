@@ -255,6 +255,33 @@ inputs = [torch.randn(3, 5, device="cuda")]
 nvf_out, *rest = exec_nvfuser(fusion_func, inputs)
 """
 
+# a test pasted whole: its eager reference and checks after the run use torch beyond the inputs' constructors
+TEST_WITH_ITS_CHECKS = """\
+import torch
+import torch.nn.functional as F
+from nvfuser import FusionDefinition, DataType
+
+
+def test_gelu_of_a_sum():
+    inputs = [torch.randn(4, 8, device="cuda"), torch.randn(8, device="cuda")]
+
+    def fusion_func(fd: FusionDefinition):
+        t0 = fd.from_pytorch(inputs[0])
+        t1 = fd.ops.broadcast_in_dim(fd.from_pytorch(inputs[1]), [4, 8], [1])
+        fd.add_output(fd.ops.cumsum(fd.ops.add(t0, t1), 1))
+
+    with FusionDefinition() as fd:
+        fusion_func(fd)
+    nvf_out = fd.execute(inputs)
+    eager_out = torch.cumsum(inputs[0] + inputs[1], 1)
+    also = F.gelu(inputs[0]).softmax(-1)
+    by_method = inputs[0].add(inputs[1]).cumsum(1)
+    torch.testing.assert_close(nvf_out[0], eager_out)
+
+
+test_gelu_of_a_sum()
+"""
+
 STYLES = [
     ("seed-nanogpt-qkv", SEED, seed_expected),
     ("thunder-make-tensor-as-strided", THUNDER, thunder_expected),
@@ -277,6 +304,7 @@ STYLES = [
     ("execute-keyword-inputs-and-ndim", KEYWORD_EXECUTE, lambda x: [x.sum(1)]),
     ("function-without-with-block", LONE_FUNCTION, lambda x: [x.tanh()]),
     ("helper-that-runs-and-returns-the-results", RUN_HELPER, lambda x: [x.cumsum(1)]),
+    ("test-with-its-eager-checks", TEST_WITH_ITS_CHECKS, lambda x, y: [(x + y).cumsum(1)]),
 ]
 
 
@@ -418,6 +446,12 @@ PARSE_ERRORS = [
         2,
     ),
     ("unknown-device", "inputs = [torch.randn(2, device='tpu')]\n", "device='tpu' is not a device", 1),
+    (
+        "torch-function-for-the-inputs",
+        "import torch.nn.functional as F\ninputs = [F.gelu(torch.randn(4))]\n",
+        "torch.nn.functional has no attribute gelu that a definition may use",
+        2,
+    ),
     (
         "as-strided-out-of-storage",
         "inputs = [torch.randn(2).as_strided((3, 3), (3, 1))]\n",

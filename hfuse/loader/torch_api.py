@@ -38,19 +38,27 @@ _CONSTRUCTORS = {
 _SHAPE_FIRST = frozenset({"randn", "rand", "ones", "zeros", "empty", "make_tensor"})
 
 
+# the submodules a script may import (`import torch.nn.functional as F`): what a test computes with them
+# after running the fusion is its eager reference, passed over; a definition finds nothing in them
+SUBMODULES = frozenset({"torch.testing", "torch.nn", "torch.nn.functional", "torch.special", "torch.linalg"})
+
+
 class TorchNamespace(Interpreted):
-    """`torch` and `torch.testing`, reduced to dtypes and tensor constructors."""
+    """`torch` and its submodules, reduced to dtypes and tensor constructors (`torch.testing.make_tensor`,
+    `torch.nn.Parameter`)."""
 
     def __init__(self, label: str = "torch"):
         self.label = label
 
     def attribute(self, name: str) -> Any:
+        if f"{self.label}.{name}" in SUBMODULES:
+            return TorchNamespace(f"{self.label}.{name}")
         if self.label == "torch.testing":
             return TorchConstructor(name) if name == "make_tensor" else MISSING
         if self.label == "torch.nn":
             return TorchParameter() if name == "Parameter" else MISSING
-        if name in ("testing", "nn"):
-            return TorchNamespace(f"torch.{name}")
+        if self.label != "torch":
+            return MISSING
         if name == "Tensor":
             return TensorClass()
         if name in TORCH_DTYPES:
