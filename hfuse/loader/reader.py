@@ -9,7 +9,8 @@ definition function with a new `fd`.
 
 Statements that use the definition after it is recorded (`out = fd.execute(inputs)`,
 `print(fd.profile())`, checks of the outputs) are about running it: the loader takes the inputs
-of the first `fd.execute` / `fd.validate` call and runs none of them.
+of the first `fd.execute` / `fd.validate` call and runs none of them. After that call, so are the
+statements that compute with torch beyond the inputs' constructors (a test's eager reference).
 """
 
 from __future__ import annotations
