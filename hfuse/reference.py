@@ -101,8 +101,8 @@ def evaluate_values(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, torch.Te
     return {name: t.item() if values[name].is_scalar else t for name, t in env.items()}
 
 
-def evaluate(fusion: Fusion, inputs: Sequence[Any]) -> list[torch.Tensor]:
+def evaluate(fusion: Fusion, inputs: Sequence[Any], *, write_aliases: bool = True) -> list[torch.Tensor]:
     """The fusion's outputs in order (scalars as 0-dim tensors). An output with `alias_input` is
-    also copied into that input tensor, in place."""
-    env = evaluate_env(fusion, inputs)
+    also copied into that input tensor, in place, unless `write_aliases` is False."""
+    env = evaluate_env(fusion, inputs, write_aliases=write_aliases)
     return [env[out.name] for out in fusion.outputs]

@@ -101,6 +101,30 @@ def test_run_takes_a_scripts_vector_input_as_its_scalars(capsys, monkeypatch, tm
     assert report["validated"] is True and report["outputs"][0]["shape"] == [6, 4]
 
 
+def test_run_of_a_fusion_writing_into_its_input_matches_the_reference(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    script = tmp_path / "in_place.py"
+    script.write_text(
+        "import torch\nfrom nvfuser import FusionDefinition\n\n"
+        "inputs = [torch.ones(4, 4)]\n\n"
+        "with FusionDefinition() as fd:\n"
+        "    t0 = fd.from_pytorch(inputs[0])\n"
+        "    t1 = fd.ops.add(t0, 2.0)\n"
+        "    fd.add_output(t1, alias_input=t0)\n"
+        "    fd.add_output(fd.ops.mul(t1, 3.0))\n\n"
+        "fd.execute(inputs)\n"
+    )
+    for argv in (
+        ["run", str(script), "--device", "cpu"],
+        ["report", str(script), "-o", str(tmp_path / "r.html")],
+    ):
+        code, out, err = run_cli(capsys, *argv)
+        assert (code, err) == (0, ""), out
+    assert (
+        "validation: matches the torch reference" in run_cli(capsys, "run", str(script), "--device", "cpu")[1]
+    )
+
+
 BAD_SCRIPT = """import torch
 from nvfuser import FusionDefinition, DataType
 

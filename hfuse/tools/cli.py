@@ -198,11 +198,12 @@ def run_script(args: argparse.Namespace) -> ScriptRun:
             "--device cuda: no CUDA GPU is visible; use --device cpu to run in Triton's interpreter"
         )
     script = load(text, device=device)
+    expected = _reference(script.fusion, script.inputs)  # before the run, which may write into its inputs
     outputs = list(
         script.fd.execute(script.inputs, backend=args.backend, alias_outputs=not args.no_alias, profile=True)
     )
     profile = script.fd.profile() if args.backend != EAGER else None
-    comparison = _compare_with_reference(script.fusion, script.inputs, outputs)
+    comparison = _compare_outputs(script.fusion, outputs, expected)
     return ScriptRun(script, device, outputs, profile, comparison)
 
 
@@ -233,12 +234,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if done.comparison.ok else 1
 
 
-def _compare_with_reference(fusion: Fusion, inputs: Sequence[Any], outputs: Sequence[Any]) -> Comparison:
+def _reference(fusion: Fusion, inputs: Sequence[Any]) -> list[Any]:
     from hfuse.reference import evaluate
+
+    return evaluate(fusion, inputs, write_aliases=False)
+
+
+def _compare_outputs(fusion: Fusion, outputs: Sequence[Any], expected: Sequence[Any]) -> Comparison:
     from hfuse.tolerance import reduction_size
 
     returned = [i for i, out in enumerate(fusion.outputs) if out.alias_input is None]  # as execute returns
-    expected = evaluate(fusion, list(inputs))
     sizes = [reduction_size(fusion, fusion.outputs[i].name) for i in returned]
     return compare_outputs(outputs, [expected[i] for i in returned], sizes)
 
