@@ -466,8 +466,8 @@ PARSE_ERRORS = [
     ("ops-at-top-level", "fd.ops.add(1, 2)\n", "belong inside the definition", 1),
     (
         "dotted-call-at-top-level",
-        "import torch\ntorch.manual_seed(0)\n",
-        "calls to torch.manual_seed are not part",
+        "import torch\ntorch.set_default_dtype(torch.float64)\n",
+        "calls to torch.set_default_dtype are not part",
         2,
     ),
     ("syntax-error", "x = (1\n", "not valid Python", 1),

@@ -25,8 +25,22 @@ FIB = "def f(n):\n    return 1 if n < 2 else f(n - 1) + f(n - 2)\nx = f(60)\n"
 
 # (id, script, error, message, line)
 HOSTILE = [
-    ("import-os", "import os\n", ParseError, "importing os is not supported", 1),
-    ("from-os-import", "from os import system\n", ParseError, "importing from os is not supported", 1),
+    ("import-os", "import os\nos.system('touch pwned')\n", ParseError, "os.system() is not read", 2),
+    (
+        "from-os-import",
+        "from os import system\nsystem('touch pwned')\n",
+        ParseError,
+        "os.system() is not read",
+        2,
+    ),
+    ("import-subprocess", "import subprocess\n", ParseError, "importing subprocess is not supported", 1),
+    (
+        "os-call-in-an-assignment",
+        "import os\nos.environ['X'] = os.popen('id').read()\n",
+        ParseError,
+        "no fusion definition found",
+        1,
+    ),
     ("import-star", "from nvfuser import *\n", ParseError, "nvfuser.* is not supported", 1),
     ("import-in-definition", DEFINE + "    import os\n", ParseError, "imports inside a definition", 3),
     (

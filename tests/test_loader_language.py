@@ -545,6 +545,25 @@ CONSTRUCTS = [
     ),
 ]
 
+# lines that set up a test's or a repro's process: passed over, nothing imported, called or set
+PROCESS_SET_UP = """\
+import os
+import random
+import pytest
+import numpy as np
+import torch.nn.functional as F
+os.environ["NVFUSER_DUMP"] = "python_definition"
+torch.manual_seed(0)
+torch.cuda.manual_seed_all(0)
+random.seed(0)
+np.random.seed(0)
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.cuda.synchronize()
+device = torch.device("cuda", 0)
+"""
+EXP = X + "fd.add_output(fd.ops.exp(x))\n"
+CONSTRUCTS.append(("process-set-up-lines", _script(EXP, before=PROCESS_SET_UP), _script(EXP)))
+
 
 @pytest.mark.parametrize(("script", "twin"), [c[1:] for c in CONSTRUCTS], ids=[c[0] for c in CONSTRUCTS])
 def test_a_construct_defines_the_same_fusion_as_its_straight_line_twin(script, twin):
@@ -740,6 +759,11 @@ INPUT_LISTS = [
         ],
     ),
     ("from-torch-import", "[ones(2, 2), full((2,), 3.0)]", lambda: [torch.ones(2, 2), torch.full((2,), 3.0)]),
+    (
+        "torch-device",
+        "[torch.ones(2, device=torch.device('cuda')), torch.zeros(3, device=torch.device('cpu'))]",
+        lambda: [torch.ones(2), torch.zeros(3)],
+    ),
     (
         "mask-from-comparison",
         "[base, base > 0]",

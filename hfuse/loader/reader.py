@@ -24,6 +24,7 @@ from hfuse.errors import DefinitionError, ParseError
 from hfuse.frontend import FusionDefinition
 from hfuse.frontend.handles import Handle, Tensor
 from hfuse.loader.budget import Budget
+from hfuse.loader.environment import UNREAD_MODULES, UnreadModule, sets_up_the_process
 from hfuse.loader.fd import (
     FD_METHODS,
     HANDLE_TYPES,
@@ -138,6 +139,9 @@ class ScriptReader(Interpreter):
 
     def _run_top_level(self, statement: ast.stmt) -> None:
         self.current = statement
+        if sets_up_the_process(statement, self.globals.lookup):
+            self.budget.charge(statement)
+            return
         try:
             if isinstance(statement, ast.With):
                 fd = self._open_definition(statement, self.globals)
@@ -170,6 +174,13 @@ class ScriptReader(Interpreter):
                     node, f"calls to {callee} are not part of a fusion definition; {SUPPORTED}"
                 ) from None
         self.run_statement(statement, self.globals)
+
+    def run_statement(self, statement: ast.stmt, scope: Scope) -> None:
+        if sets_up_the_process(statement, scope.lookup):
+            self.current = statement
+            self.budget.charge(statement)
+            return
+        super().run_statement(statement, scope)
 
     # the definition
     def new_definition(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Fd:
@@ -302,6 +313,8 @@ class ScriptReader(Interpreter):
         """The module a script may import by this name, or None."""
         if name == "torch" or name in SUBMODULES:
             return TorchNamespace(name)
+        if name in UNREAD_MODULES:
+            return UnreadModule(name)
         if name in DEFINITION_MODULES:
             return DefinitionModule(name, self.importable)
         if name in PYTORCH_UTILS_MODULES:

@@ -61,6 +61,8 @@ class TorchNamespace(Interpreted):
             return MISSING
         if name == "Tensor":
             return TensorClass()
+        if name == "device":
+            return TorchDevice()
         if name in TORCH_DTYPES:
             return TorchDtype(name)
         if name in MEMORY_FORMATS:
@@ -79,6 +81,22 @@ class TensorClass(TensorType):
         if kwargs or len(args) != 1 or not isinstance(args[0], list | tuple):
             raise site.error("torch.Tensor takes a list of numbers; write torch.tensor(values, dtype=...)")
         return TorchConstructor("tensor").call(site, args, {"dtype": TorchDtype("float32")})
+
+
+class TorchDevice(Interpreted):
+    """`torch.device("cuda")`, `torch.device("cuda", 0)`: the device's name, as a script may also write it."""
+
+    label = "torch.device"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> str:
+        given = [*args, *kwargs.values()]
+        if kwargs.keys() - {"type", "index"} or not 1 <= len(given) <= 2 or not isinstance(given[0], str):
+            raise site.error(
+                "torch.device takes a device's name and an optional index: torch.device('cuda', 0)"
+            )
+        name = given[0] if len(given) == 1 else f"{given[0]}:{given[1]}"
+        is_cpu(site, name)  # refuses anything but cpu, cuda and cuda:N
+        return name
 
 
 class TorchParameter(Interpreted):
