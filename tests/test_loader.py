@@ -303,6 +303,44 @@ def test_each_definition_of_a_script_of_several_loads_with_the_inputs_of_its_own
     torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], op(x))
 
 
+BLOCK_RUN_PER_DIM = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def test_fn(dim):
+    inputs = [torch.randn(3, 4 + dim, device="cuda")]
+
+    def fusion_func(fd: FusionDefinition):
+        t0 = fd.from_pytorch(inputs[0])
+        fd.add_output(fd.ops.sum(fd.ops.exp(t0), dims=[dim]))
+
+    with FusionDefinition() as fd:
+        fusion_func(fd)
+    out = fd.execute(inputs)
+
+for dim in range(2):
+    test_fn(dim)
+"""
+
+
+@pytest.mark.parametrize("segment", [0, 1])
+def test_a_definition_block_run_again_starts_a_new_definition_each_run(segment):
+    """nvFuser's tests run one block per dim or dtype; each run is a definition with its own inputs."""
+    script = load(BLOCK_RUN_PER_DIM, device="cpu", segment=segment)
+    assert script.format == "fusion definition script (2 definitions)"
+    assert script.segments == ("definition 1 (line 11)", "definition 2 (line 11)")
+    (x,) = script.inputs
+    assert x.shape == (3, 4 + segment)
+    torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], x.exp().sum(segment))
+
+
+def test_a_run_past_the_last_definition_run_is_refused():
+    with pytest.raises(UnsupportedError, match=r"segment=2\): the script holds 2 segments: pick 0 to 1"):
+        load(BLOCK_RUN_PER_DIM, device="meta", segment=2)
+    with pytest.raises(UnsupportedError, match=r"load\(segment=1\): the script holds one definition"):
+        load(SEED, device="meta", segment=1)
+
+
 def test_inputs_added_out_of_their_defined_order_are_refused_where_added():
     in_order = "fd.add_input(t0)\n    fd.add_input(t1)"
     script = API_2022.replace(in_order, "fd.add_input(t1)\n    fd.add_input(t0)")

@@ -4,8 +4,9 @@ The script's top-level statements run first, in order, except the definition: a 
 `with FusionDefinition() as fd:` block (or `fd = MyFusion()` of a subclass) binds its name at once
 and records its body after the rest, so `fd.from_pytorch(inputs[0])` finds inputs written below it,
 as nvFuser's repro scripts write them. A definition block inside a function or an `if` records
-where it runs. A script without a definition block (nvFuser's python_definition dumps) records its
-definition function with a new `fd`.
+where it runs; one that runs more than once starts a new definition each time (`definition_runs`).
+A script without a definition block (nvFuser's python_definition dumps) records its definition
+function with a new `fd`.
 
 Statements that use the definition after it is recorded (`out = fd.execute(inputs)`,
 `print(fd.profile())`, checks of the outputs) are about running it: the loader takes the inputs
@@ -23,6 +24,7 @@ from hfuse.errors import DefinitionError, ParseError
 from hfuse.frontend import FusionDefinition
 from hfuse.frontend.handles import Handle, Tensor
 from hfuse.loader.budget import Budget
+from hfuse.loader.definition_runs import DefinitionRuns, choice_error
 from hfuse.loader.fd import (
     FD_METHODS,
     HANDLE_TYPES,
@@ -84,6 +86,9 @@ class ScriptReader(Interpreter):
         self.importable = {**known, **LEGACY_FUSION_CLASSES, **HANDLE_TYPES}
         self.globals = Scope({"torch": TorchNamespace(), **known}, Scope(builtin_names(self)))
         self.fd: Fd | None = None  # the script's definition object
+        self.runs = DefinitionRuns()  # the definitions a script without fixed segments starts
+        self._unused: Fd | None = None  # a definition made but neither recorded nor passed over yet
+        self.fixed_segments = False  # a segments dump, or a script of several top-level blocks
         self.holder: LegacyFusion | None = None  # the Fusion() an old script's definition is made for
         self.value_names: dict[str, str] = {}  # a fusion value -> the script's variable holding it
         self._naming_depth: dict[str, int] = {}  # the call depth at which each value was named
@@ -99,10 +104,13 @@ class ScriptReader(Interpreter):
 
     # the whole script
     def read(
-        self, tree: ast.Module, segments: list[Segment], chosen: Segment | None
+        self, tree: ast.Module, segments: list[Segment], chosen: Segment | None, run: int = 0
     ) -> tuple[FusionDefinition, list[Any] | None]:
-        """Runs the script (of a segments dump, the chosen segment's statements and the shared ones)."""
+        """Runs the script (of a segments dump, the chosen segment's statements and the shared ones;
+        of a script whose definitions start as it runs, the `run`-th is recorded)."""
         skipped = {id(s) for segment in segments if segment is not chosen for s in segment.statements}
+        self.fixed_segments = bool(segments)
+        self.runs.chosen = run
         self.reading_top_level = True
         self.blocks_record_at_once = bool(segments) and isinstance(segments[0].definition, ast.With)
         for statement in tree.body:
@@ -112,6 +120,8 @@ class ScriptReader(Interpreter):
                 self._bind_skipped_block(statement)
         self.reading_top_level = False
         self._record_deferred()
+        if self.fd is None and self.runs.labels:
+            raise choice_error(run, len(self.runs.labels))
         if self.fd is None:
             self._record_lone_function(tree, chosen)
         assert self.fd is not None
@@ -139,6 +149,8 @@ class ScriptReader(Interpreter):
         try:
             if isinstance(statement, ast.With):
                 fd = self._open_definition(statement, self.globals)
+                if self.runs.passes_over(fd):
+                    return
                 self.deferred.append(lambda: self._record_top_level_block(fd, statement))
                 if self.blocks_record_at_once:  # one of several: it sees the names as bound where it is
                     self._record_deferred()
@@ -188,6 +200,9 @@ class ScriptReader(Interpreter):
         def record() -> None:
             self._record(fd, site.node, lambda: method.call(site, [fd], {}))
 
+        self._unused = None
+        if self.runs.passes_over(fd):
+            return fd
         if self.reading_top_level and self.budget.depth == 0:
             self.deferred.append(record)
         else:
@@ -195,11 +210,14 @@ class ScriptReader(Interpreter):
         return fd
 
     def _new_fd(self, node: ast.AST, user_class: UserClass | None) -> Fd:
-        if self.fd is not None:
+        if self._unused is not None or (self.fixed_segments and self.fd is not None):
             raise self.error(node, "a script holds one fusion definition; this is a second one")
-        self.fd = Fd(FusionDefinition(), self.count_op, user_class)
+        fd = Fd(FusionDefinition(), self.count_op, user_class)
         self.skips = self._skips_run_statement
-        return self.fd
+        if self.fixed_segments or self.runs.opened(fd, node):
+            self.fd = fd
+        self._unused = fd
+        return fd
 
     def _open_definition(self, statement: ast.With, scope: Scope) -> Fd:
         """The definition object of a `with` block, bound to its name."""
@@ -216,6 +234,7 @@ class ScriptReader(Interpreter):
         fd = self.value_of(context, scope)
         if not isinstance(fd, Fd) or fd.fd.outputs() or fd.recording:
             raise self.error(context, "the definition starts `with FusionDefinition() as fd:`")
+        self._unused = None
         if item.optional_vars is not None:
             if not isinstance(item.optional_vars, ast.Name):
                 raise self.error(statement, "name the definition: `with FusionDefinition() as fd:`")
@@ -227,7 +246,9 @@ class ScriptReader(Interpreter):
     def _run_With(self, statement: ast.With, scope: Scope) -> None:
         if self.fd is not None and self.fd.recording:
             raise self.unsupported(statement)
-        self._record_block(self._open_definition(statement, scope), statement, scope)
+        fd = self._open_definition(statement, scope)
+        if not self.runs.passes_over(fd):
+            self._record_block(fd, statement, scope)
 
     def _record_block(self, fd: Fd, statement: ast.With, scope: Scope) -> None:
         self._record(fd, statement, lambda: self.run_block(statement.body, scope))
@@ -256,7 +277,10 @@ class ScriptReader(Interpreter):
         function = self.globals.lookup(node.name)
         if not isinstance(function, UserFunction) or function.node is not node:
             raise self.error(node, _NO_DEFINITION)
+        if not self.fixed_segments and self.runs.chosen:
+            raise choice_error(self.runs.chosen, 1)
         fd = self._new_fd(node, None)
+        self._unused = None
         self.lone_function = node
         self._record(fd, node, lambda: function.call(self.site(node), [fd], {}))
 
