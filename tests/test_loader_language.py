@@ -375,6 +375,53 @@ CONSTRUCTS = [
         ),
     ),
     (
+        "itertools-permutations-and-combinations",
+        _script(
+            X,
+            Y,
+            """\
+            for dims in itertools.permutations(range(2)):
+                fd.add_output(fd.ops.permute(x, dims=list(dims)))
+            for a, b in combinations([x, y, x], 2):
+                fd.add_output(fd.ops.add(a, b))
+            """,
+            before="import itertools\nfrom itertools import combinations\n",
+        ),
+        _script(
+            X,
+            Y,
+            """\
+            fd.add_output(fd.ops.permute(x, dims=[0, 1]))
+            fd.add_output(fd.ops.permute(x, dims=[1, 0]))
+            for a, b in [(x, y), (x, x), (y, x)]:
+                fd.add_output(fd.ops.add(a, b))
+            """,
+        ),
+    ),
+    (
+        "shape-property-of-2023-and-scalar-op-methods",
+        _script(
+            X,
+            """\
+            rows, cols = x.shape
+            half = fd.define_scalar(0.5)
+            fd.add_output(fd.ops.mul(x, cols))
+            fd.add_output(fd.ops.add(x, half.neg()))
+            fd.add_output(fd.ops.reshape(x, x.shape()))
+            """,
+        ),
+        _script(
+            X,
+            """\
+            rows, cols = fd.ops.size(x, 0), fd.ops.size(x, 1)
+            half = fd.define_scalar(0.5)
+            fd.add_output(fd.ops.mul(x, cols))
+            fd.add_output(fd.ops.add(x, fd.ops.neg(half)))
+            fd.add_output(fd.ops.reshape(x, fd.ops.shape(x)))
+            """,
+        ),
+    ),
+    (
         "walrus-and-list-remove",
         _script(
             X,

@@ -2,7 +2,8 @@
 
 Only the names in the tables below exist. `math` functions take numbers and give numbers (whole
 results bounded to 64 bits like every integer of a script); `functools` gives `partial` and `reduce`;
-`itertools` gives `product` and `chain`, as lists paid for before they are made; `typing`'s names
+`itertools` gives `product`, `chain`, `permutations` and `combinations`, as lists paid for before they
+are made; `typing`'s names
 only annotate, and annotations are never evaluated.
 """
 
@@ -137,6 +138,8 @@ class _ItertoolsFunction(Interpreted):
         self.label = f"itertools.{name}"
 
     def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+        if self.name in ("permutations", "combinations"):
+            return self._arrangements(site, args, kwargs)
         allowed = {"repeat"} if self.name == "product" else set()
         repeat = kwargs.get("repeat", 1)
         if set(kwargs) - allowed or not isinstance(repeat, int) or repeat < 0:
@@ -151,6 +154,26 @@ class _ItertoolsFunction(Interpreted):
         site.charge(math.prod(sizes) * max(len(sizes), 1))
         return list(itertools.product(*lists, repeat=repeat))
 
+    def _arrangements(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+        """`permutations(items, r=None)` and `combinations(items, r)`, counted before they are made."""
+        if not args or len(args) + len(kwargs) > 2 or set(kwargs) - {"r"}:
+            raise site.error(f"{self.label}() takes a list and a length r")
+        items = self.interpreter.materialize(site.node, args[0])
+        r = args[1] if len(args) > 1 else kwargs.get("r")
+        if r is None and self.name == "permutations":
+            r = len(items)
+        if not isinstance(r, int) or isinstance(r, bool) or r < 0:
+            raise site.error(f"{self.label}() takes a whole-number length r >= 0, not {describe(r)}")
+        count = math.perm(len(items), r) if self.name == "permutations" else math.comb(len(items), r)
+        if count > self.interpreter.budget.max_steps:
+            raise self.interpreter.budget.exhausted(site.node)
+        site.charge(count * max(r, 1))
+        arrange = itertools.permutations if self.name == "permutations" else itertools.combinations
+        return list(arrange(items, r))
+
+
+_ITERTOOLS_FUNCTIONS = frozenset({"product", "chain", "permutations", "combinations"})
+
 
 class ItertoolsModule(Interpreted):
     label = "itertools"
@@ -159,7 +182,7 @@ class ItertoolsModule(Interpreted):
         self.interpreter = interpreter
 
     def attribute(self, name: str) -> Any:
-        return _ItertoolsFunction(self.interpreter, name) if name in ("product", "chain") else MISSING
+        return _ItertoolsFunction(self.interpreter, name) if name in _ITERTOOLS_FUNCTIONS else MISSING
 
 
 class TypingName(Interpreted):

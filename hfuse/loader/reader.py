@@ -22,7 +22,7 @@ from typing import Any
 from hfuse import settings
 from hfuse.errors import DefinitionError, ParseError
 from hfuse.frontend import FusionDefinition
-from hfuse.frontend.handles import Handle, Tensor
+from hfuse.frontend.handles import Handle, Scalar, Tensor
 from hfuse.loader.budget import Budget
 from hfuse.loader.definition_runs import DefinitionRuns, choice_error
 from hfuse.loader.fd import (
@@ -36,7 +36,7 @@ from hfuse.loader.fd import (
     Fd,
     FusionDefinitionClass,
     LegacyFusion,
-    TensorOpMethod,
+    OpMethod,
     UserClass,
     op_names,
 )
@@ -464,8 +464,9 @@ class ScriptReader(Interpreter):
 
     def attribute_of(self, base: Any, name: str) -> Any:
         found = super().attribute_of(base, name)
-        if found is MISSING and isinstance(base, Tensor) and name in op_names() and self.fd is not None:
-            return TensorOpMethod(self.fd, base, name)
+        is_value = isinstance(base, Tensor | Scalar)
+        if found is MISSING and is_value and name in op_names() and self.fd is not None:
+            return OpMethod(self.fd, base, name)
         return found
 
     def count_op(self, node: ast.AST) -> None:
