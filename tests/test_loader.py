@@ -334,6 +334,28 @@ def test_a_definition_block_run_again_starts_a_new_definition_each_run(segment):
     torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], x.exp().sum(segment))
 
 
+BLOCK_IN_A_LOOP = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+
+inputs = [torch.randn(2, 5, device="cuda")]
+for correction in [0, 1]:
+    with FusionDefinition() as fd:
+        t0 = fd.from_pytorch(inputs[0])
+        fd.add_output(fd.ops.var(t0, dims=[1], correction=correction))
+    out = fd.execute(inputs)
+"""
+
+
+@pytest.mark.parametrize("segment", [0, 1])
+def test_a_definition_block_in_a_top_level_loop_starts_a_new_definition_each_turn(segment):
+    """Its body reads the `fd` of the turn before, which is no reason to pass over the block."""
+    script = load(BLOCK_IN_A_LOOP, device="cpu", segment=segment)
+    assert script.segments == ("definition 1 (line 6)", "definition 2 (line 6)")
+    (x,) = script.inputs
+    torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], x.var(1, correction=segment))
+
+
 def test_a_run_past_the_last_definition_run_is_refused():
     with pytest.raises(UnsupportedError, match=r"segment=2\): the script holds 2 segments: pick 0 to 1"):
         load(BLOCK_RUN_PER_DIM, device="meta", segment=2)

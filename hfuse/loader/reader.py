@@ -357,10 +357,24 @@ class ScriptReader(Interpreter):
     # statements about running the fusion
     def _skips_run_statement(self, statement: ast.stmt, scope: Scope) -> bool:
         """Passes over a statement about running the fusion (set as `skips` once a definition exists)."""
-        if isinstance(statement, _DEFINING) or not self._uses_run_value(statement, scope):
+        if isinstance(statement, _DEFINING) or self._opens_definition(statement, scope):
+            return False
+        if not self._uses_run_value(statement, scope):
             return False
         self._skip_run_statement(statement, scope)
         return True
+
+    def _opens_definition(self, statement: ast.stmt, scope: Scope) -> bool:
+        """`with FusionDefinition() as fd:` run again (in a loop) starts a new definition, although its
+        body reads the `fd` of the one before."""
+        if not isinstance(statement, ast.With) or len(statement.items) != 1:
+            return False
+        context = statement.items[0].context_expr
+        return (
+            isinstance(context, ast.Call)
+            and isinstance(context.func, ast.Name)
+            and isinstance(scope.lookup(context.func.id), FusionDefinitionClass)
+        )
 
     def bind(self, target: ast.expr, value: Any, scope: Scope) -> None:
         super().bind(target, value, scope)
