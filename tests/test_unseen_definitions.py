@@ -191,6 +191,9 @@ def test_unseen_definition_loads_on_meta(path):
     script = _load(path, "meta")
     assert script.fusion.outputs
     assert all(x.device.type == "meta" for x in script.inputs if isinstance(x, torch.Tensor))
+    text = path.read_text(encoding="utf-8")
+    for segment in range(1, len(script.segments)):  # each further definition of the script
+        assert hfuse.load(text, device="meta", segment=segment).fusion.outputs
 
 
 @pytest.mark.parametrize("path", _run_params())
