@@ -436,7 +436,7 @@ PARSE_ERRORS = [
     (
         "unpack-count",
         "with FusionDefinition() as fd:\n    T0, T1 = fd.define_tensor(shape=[2], contiguity=True)\n",
-        "2 names are assigned",
+        "2 names are assigned but a fusion value is not a sequence",
         2,
     ),
     (
