@@ -363,6 +363,34 @@ def test_a_run_past_the_last_definition_run_is_refused():
         load(SEED, device="meta", segment=1)
 
 
+SWEEP_WITH_AN_UNCOMPUTED_DTYPE = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+from nvfuser.pytorch_utils import torch_dtype_to_nvfuser_dtype
+
+def fn(out_type):
+    inputs = [torch.randn(4, 4, device="cuda")]
+    with FusionDefinition() as fd:
+        t0 = fd.from_pytorch(inputs[0])
+        fd.add_output(fd.ops.cast(t0, dtype=torch_dtype_to_nvfuser_dtype(out_type)))
+    fd.execute(inputs)
+
+for out_type in [torch.float16, torch.float8_e8m0fnu]:
+    if out_type == torch.float8_e8m0fnu:
+        print("scales")
+    fn(out_type)
+"""
+
+
+def test_a_sweep_may_name_a_dtype_hfuse_does_not_compute_with_and_is_refused_where_it_uses_it():
+    script = load(SWEEP_WITH_AN_UNCOMPUTED_DTYPE, device="cpu")
+    assert script.printed == "scales\n"
+    (x,) = script.inputs
+    torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], x.half())
+    with pytest.raises(ParseError, match=r"line 9, .*torch.float8_e8m0fnu: hfuse does not compute with this"):
+        load(SWEEP_WITH_AN_UNCOMPUTED_DTYPE, device="meta", segment=1)
+
+
 def test_inputs_added_out_of_their_defined_order_are_refused_where_added():
     in_order = "fd.add_input(t0)\n    fd.add_input(t1)"
     script = API_2022.replace(in_order, "fd.add_input(t1)\n    fd.add_input(t0)")

@@ -20,7 +20,7 @@ from hfuse.errors import DefinitionError, HfuseError
 from hfuse.frontend import FusionDefinition
 from hfuse.frontend.handles import Scalar, Tensor, Vector
 from hfuse.loader.functions import BoundMethod, UserFunction
-from hfuse.loader.tensors import InputTensor, TorchDtype
+from hfuse.loader.tensors import InputTensor, TorchDtype, refuse_uncomputed_dtypes
 from hfuse.loader.values import MISSING, CallSite, Interpreted, TypeValue, describe
 
 FD_METHODS = frozenset(
@@ -80,6 +80,7 @@ class TorchDtypeToDataType(Interpreted):
     label = "torch_dtype_to_nvfuser_dtype"
 
     def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> DataType:
+        refuse_uncomputed_dtypes(site, args)
         if kwargs or len(args) != 1 or not isinstance(args[0], TorchDtype):
             raise site.error("torch_dtype_to_nvfuser_dtype takes one torch dtype, such as torch.float16")
         try:
