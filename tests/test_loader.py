@@ -345,6 +345,94 @@ def test_each_definition_of_a_script_of_several_loads_with_the_inputs_of_its_own
     torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], op(x))
 
 
+BLOCK_RUN_PER_DIM = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def test_fn(dim):
+    inputs = [torch.randn(3, 4 + dim, device="cuda")]
+
+    def fusion_func(fd: FusionDefinition):
+        t0 = fd.from_pytorch(inputs[0])
+        fd.add_output(fd.ops.sum(fd.ops.exp(t0), dims=[dim]))
+
+    with FusionDefinition() as fd:
+        fusion_func(fd)
+    out = fd.execute(inputs)
+
+for dim in range(2):
+    test_fn(dim)
+"""
+
+
+@pytest.mark.parametrize("segment", [0, 1])
+def test_a_definition_block_run_again_starts_a_new_definition_each_run(segment):
+    """nvFuser's tests run one block per dim or dtype; each run is a definition with its own inputs."""
+    script = load(BLOCK_RUN_PER_DIM, device="cpu", segment=segment)
+    assert script.format == "fusion definition script (2 definitions)"
+    assert script.segments == ("definition 1 (line 11)", "definition 2 (line 11)")
+    (x,) = script.inputs
+    assert x.shape == (3, 4 + segment)
+    torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], x.exp().sum(segment))
+
+
+BLOCK_IN_A_LOOP = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+
+inputs = [torch.randn(2, 5, device="cuda")]
+for correction in [0, 1]:
+    with FusionDefinition() as fd:
+        t0 = fd.from_pytorch(inputs[0])
+        fd.add_output(fd.ops.var(t0, dims=[1], correction=correction))
+    out = fd.execute(inputs)
+"""
+
+
+@pytest.mark.parametrize("segment", [0, 1])
+def test_a_definition_block_in_a_top_level_loop_starts_a_new_definition_each_turn(segment):
+    """Its body reads the `fd` of the turn before, which is no reason to pass over the block."""
+    script = load(BLOCK_IN_A_LOOP, device="cpu", segment=segment)
+    assert script.segments == ("definition 1 (line 6)", "definition 2 (line 6)")
+    (x,) = script.inputs
+    torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], x.var(1, correction=segment))
+
+
+def test_a_run_past_the_last_definition_run_is_refused():
+    with pytest.raises(UnsupportedError, match=r"segment=2\): the script holds 2 segments: pick 0 to 1"):
+        load(BLOCK_RUN_PER_DIM, device="meta", segment=2)
+    with pytest.raises(UnsupportedError, match=r"load\(segment=1\): the script holds one definition"):
+        load(SEED, device="meta", segment=1)
+
+
+SWEEP_WITH_AN_UNCOMPUTED_DTYPE = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+from nvfuser.pytorch_utils import torch_dtype_to_nvfuser_dtype
+
+def fn(out_type):
+    inputs = [torch.randn(4, 4, device="cuda")]
+    with FusionDefinition() as fd:
+        t0 = fd.from_pytorch(inputs[0])
+        fd.add_output(fd.ops.cast(t0, dtype=torch_dtype_to_nvfuser_dtype(out_type)))
+    fd.execute(inputs)
+
+for out_type in [torch.float16, torch.float8_e8m0fnu]:
+    if out_type == torch.float8_e8m0fnu:
+        print("scales")
+    fn(out_type)
+"""
+
+
+def test_a_sweep_may_name_a_dtype_hfuse_does_not_compute_with_and_is_refused_where_it_uses_it():
+    script = load(SWEEP_WITH_AN_UNCOMPUTED_DTYPE, device="cpu")
+    assert script.printed == "scales\n"
+    (x,) = script.inputs
+    torch.testing.assert_close(evaluate(script.fusion, script.inputs)[0], x.half())
+    with pytest.raises(ParseError, match=r"line 9, .*torch.float8_e8m0fnu: hfuse does not compute with this"):
+        load(SWEEP_WITH_AN_UNCOMPUTED_DTYPE, device="meta", segment=1)
+
+
 def test_inputs_added_out_of_their_defined_order_are_refused_where_added():
     in_order = "fd.add_input(t0)\n    fd.add_input(t1)"
     script = API_2022.replace(in_order, "fd.add_input(t1)\n    fd.add_input(t0)")
@@ -418,7 +506,7 @@ PARSE_ERRORS = [
     (
         "unpack-count",
         "with FusionDefinition() as fd:\n    T0, T1 = fd.define_tensor(shape=[2], contiguity=True)\n",
-        "2 names are assigned",
+        "2 names are assigned but a fusion value is not a sequence",
         2,
     ),
     (

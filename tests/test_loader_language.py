@@ -420,6 +420,29 @@ CONSTRUCTS = [
         ),
     ),
     (
+        "shape-property-of-2023-and-scalar-op-methods",
+        _script(
+            X,
+            """\
+            rows, cols = x.shape
+            half = fd.define_scalar(0.5)
+            fd.add_output(fd.ops.mul(x, cols))
+            fd.add_output(fd.ops.add(x, half.neg()))
+            fd.add_output(fd.ops.reshape(x, x.shape()))
+            """,
+        ),
+        _script(
+            X,
+            """\
+            rows, cols = fd.ops.size(x, 0), fd.ops.size(x, 1)
+            half = fd.define_scalar(0.5)
+            fd.add_output(fd.ops.mul(x, cols))
+            fd.add_output(fd.ops.add(x, fd.ops.neg(half)))
+            fd.add_output(fd.ops.reshape(x, fd.ops.shape(x)))
+            """,
+        ),
+    ),
+    (
         "direct-tensorview-and-val-annotations",
         HEADER.replace("nvfuser import", "nvfuser_direct import")
         + "from nvfuser_direct import TensorView, Val\n"

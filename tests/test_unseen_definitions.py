@@ -198,6 +198,9 @@ def test_unseen_definition_loads_on_meta(path):
     tensors = [x for x in script.inputs if isinstance(x, torch.Tensor)]
     # the 0-d CPU tensors a script makes on the CPU (nvFuser's is_cpu scalars) stay there
     assert all(x.device.type == "meta" or (x.device.type == "cpu" and x.dim() == 0) for x in tensors)
+    text = path.read_text(encoding="utf-8")
+    for segment in range(1, len(script.segments)):  # each further definition of the script
+        assert hfuse.load(text, device="meta", segment=segment).fusion.outputs
 
 
 @pytest.mark.parametrize("path", _run_params())

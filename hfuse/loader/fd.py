@@ -20,7 +20,7 @@ from hfuse.errors import DefinitionError, HfuseError
 from hfuse.frontend import FusionDefinition
 from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
 from hfuse.loader.functions import BoundMethod, UserFunction
-from hfuse.loader.tensors import InputTensor, TorchDtype
+from hfuse.loader.tensors import InputTensor, TorchDtype, refuse_uncomputed_dtypes
 from hfuse.loader.values import MISSING, CallSite, Interpreted, TypeValue, describe
 
 FD_METHODS = frozenset(
@@ -84,6 +84,7 @@ class TorchDtypeToDataType(Interpreted):
     label = "torch_dtype_to_nvfuser_dtype"
 
     def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> DataType:
+        refuse_uncomputed_dtypes(site, args)
         if kwargs or len(args) != 1 or not isinstance(args[0], TorchDtype):
             raise site.error("torch_dtype_to_nvfuser_dtype takes one torch dtype, such as torch.float16")
         try:
@@ -236,16 +237,17 @@ class FdCall(Interpreted):
             raise site.source.placed(DefinitionError(f"{self.label}: {err}"), site.node) from None
 
 
-class TensorOpMethod(Interpreted):
-    """`t.pad(widths)`, `t.real()`: a fusion tensor's method named after an op is that op of the tensor."""
+class OpMethod(Interpreted):
+    """`t.pad(widths)`, `t.real()`, `c0.neg()`: a fusion tensor's or scalar's method named after an op is
+    that op of the value."""
 
-    def __init__(self, owner: Fd, tensor: Tensor, name: str):
+    def __init__(self, owner: Fd, value: Tensor | Scalar, name: str):
         self.call_op = FdCall(owner, f"fd.ops.{name}", getattr(owner.fd.ops, name))
-        self.tensor = tensor
-        self.label = f"{tensor!r}.{name}"
+        self.value = value
+        self.label = f"{value!r}.{name}"
 
     def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        return self.call_op.call(site, [self.tensor, *args], kwargs)
+        return self.call_op.call(site, [self.value, *args], kwargs)
 
 
 @functools.cache

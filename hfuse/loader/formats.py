@@ -113,10 +113,12 @@ def segments(tree: ast.Module, prepared: Prepared) -> list[Segment]:
     return found
 
 
-def recognise(prepared: Prepared, tree: ast.Module, found: list[Segment], lone_function: bool) -> str:
-    """What produced the script, in words, for `Script.format`."""
-    if found and isinstance(found[0].definition, ast.With):
-        return f"{SCRIPT} ({len(found)} definitions)"
+def recognise(
+    prepared: Prepared, tree: ast.Module, found: list[Segment], definitions: int, lone_function: bool
+) -> str:
+    """What produced the script, in words, for `Script.format`; `definitions` counts those it holds."""
+    if definitions > 1 and not (found and isinstance(found[0].definition, ast.FunctionDef)):
+        return f"{SCRIPT} ({definitions} definitions)"
     if found:
         return f"nvFuser segments dump ({len(found)} segments)"
     trace = any(

@@ -194,6 +194,12 @@ class Evaluator(Operators):
                 f"the attribute {node.attr} is private; names starting with _ are never read; {SUPPORTED}",
             )
         base = self.value_of(node.value, scope)
+        if isinstance(base, Tensor) and node.attr == "shape":
+            # read, not called: the 2023 frontend's property, the tensor's extents (`B, C = t.shape`)
+            return self.handle_operation(node, ".shape", base.shape)
+        return self._attribute(node, base)
+
+    def _attribute(self, node: ast.Attribute, base: Any) -> Any:
         found = self.attribute_of(base, node.attr)
         if found is MISSING:
             raise self.error(
@@ -223,7 +229,7 @@ class Evaluator(Operators):
             raise self.error(
                 node, f"calls to {node.func.id} are not part of a fusion definition; {SUPPORTED}"
             )
-        function = self.value_of(node.func, scope)
+        function = self._callee(node.func, scope)
         args = self._elements(node.args, scope)
         kwargs: dict[str, Any] = {}
         for keyword in node.keywords:
@@ -241,6 +247,12 @@ class Evaluator(Operators):
         if not isinstance(function, Interpreted):
             raise self.error(node, f"{describe(function)} cannot be called; {SUPPORTED}")
         return function.call(self.site(node), args, kwargs)
+
+    def _callee(self, node: ast.expr, scope: Scope) -> Any:
+        """What a call calls: `t.shape()` is the method later frontends have where 2023's had a property."""
+        if isinstance(node, ast.Attribute) and node.attr == "shape":
+            return self._attribute(node, self.value_of(node.value, scope))
+        return self.value_of(node, scope)
 
     def _eval_Subscript(self, node: ast.Subscript, scope: Scope) -> Any:
         base = self.value_of(node.value, scope)
@@ -434,7 +446,9 @@ class Evaluator(Operators):
     def _unpack(self, target: ast.Tuple | ast.List, value: Any, scope: Scope) -> None:
         names = target.elts
         if not (isinstance(value, ITERABLE_TYPES) or isinstance(value, Vector)):
-            raise self.error(target, f"{len(names)} names are assigned but the value has 1 parts")
+            raise self.error(
+                target, f"{len(names)} names are assigned but {describe(value)} is not a sequence"
+            )
         items = self.materialize(target, value)
         starred = [position for position, name in enumerate(names) if isinstance(name, ast.Starred)]
         if not starred:

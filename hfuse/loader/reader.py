@@ -4,8 +4,9 @@ The script's top-level statements run first, in order, except the definition: a 
 `with FusionDefinition() as fd:` block (or `fd = MyFusion()` of a subclass) binds its name at once
 and records its body after the rest, so `fd.from_pytorch(inputs[0])` finds inputs written below it,
 as nvFuser's repro scripts write them. A definition block inside a function or an `if` records
-where it runs. A script without a definition block (nvFuser's python_definition dumps) records its
-definition function with a new `fd`.
+where it runs; one that runs more than once starts a new definition each time (`definition_runs`).
+A script without a definition block (nvFuser's python_definition dumps) records its definition
+function with a new `fd`.
 
 Statements that use the definition after it is recorded (`out = fd.execute(inputs)`,
 `print(fd.profile())`, checks of the outputs) are about running it: the loader takes the inputs
@@ -22,8 +23,9 @@ from typing import Any
 from hfuse import settings
 from hfuse.errors import DefinitionError, ParseError
 from hfuse.frontend import FusionDefinition
-from hfuse.frontend.handles import Handle, Tensor
+from hfuse.frontend.handles import Handle, Scalar, Tensor
 from hfuse.loader.budget import Budget
+from hfuse.loader.definition_runs import DefinitionRuns, choice_error
 from hfuse.loader.environment import UNREAD_MODULES, UnreadModule, sets_up_the_process
 from hfuse.loader.fd import (
     FD_METHODS,
@@ -36,7 +38,7 @@ from hfuse.loader.fd import (
     Fd,
     FusionDefinitionClass,
     LegacyFusion,
-    TensorOpMethod,
+    OpMethod,
     UserClass,
     op_names,
 )
@@ -87,6 +89,9 @@ class ScriptReader(Interpreter):
         self.importable = {**known, **LEGACY_FUSION_CLASSES, **HANDLE_TYPES}
         self.globals = Scope({"torch": TorchNamespace(), **known}, Scope(builtin_names(self)))
         self.fd: Fd | None = None  # the script's definition object
+        self.runs = DefinitionRuns()  # the definitions a script without fixed segments starts
+        self._unused: Fd | None = None  # a definition made but neither recorded nor passed over yet
+        self.fixed_segments = False  # a segments dump, or a script of several top-level blocks
         self.holder: LegacyFusion | None = None  # the Fusion() an old script's definition is made for
         self.value_names: dict[str, str] = {}  # a fusion value -> the script's variable holding it
         self._naming_depth: dict[str, int] = {}  # the call depth at which each value was named
@@ -102,10 +107,13 @@ class ScriptReader(Interpreter):
 
     # the whole script
     def read(
-        self, tree: ast.Module, segments: list[Segment], chosen: Segment | None
+        self, tree: ast.Module, segments: list[Segment], chosen: Segment | None, run: int = 0
     ) -> tuple[FusionDefinition, list[Any] | None]:
-        """Runs the script (of a segments dump, the chosen segment's statements and the shared ones)."""
+        """Runs the script (of a segments dump, the chosen segment's statements and the shared ones;
+        of a script whose definitions start as it runs, the `run`-th is recorded)."""
         skipped = {id(s) for segment in segments if segment is not chosen for s in segment.statements}
+        self.fixed_segments = bool(segments)
+        self.runs.chosen = run
         self.reading_top_level = True
         self.blocks_record_at_once = bool(segments) and isinstance(segments[0].definition, ast.With)
         for statement in tree.body:
@@ -115,6 +123,8 @@ class ScriptReader(Interpreter):
                 self._bind_skipped_block(statement)
         self.reading_top_level = False
         self._record_deferred()
+        if self.fd is None and self.runs.labels:
+            raise choice_error(run, len(self.runs.labels))
         if self.fd is None:
             self._record_lone_function(tree, chosen)
         assert self.fd is not None
@@ -145,6 +155,8 @@ class ScriptReader(Interpreter):
         try:
             if isinstance(statement, ast.With):
                 fd = self._open_definition(statement, self.globals)
+                if self.runs.passes_over(fd):
+                    return
                 self.deferred.append(lambda: self._record_top_level_block(fd, statement))
                 if self.blocks_record_at_once:  # one of several: it sees the names as bound where it is
                     self._record_deferred()
@@ -201,6 +213,9 @@ class ScriptReader(Interpreter):
         def record() -> None:
             self._record(fd, site.node, lambda: method.call(site, [fd], {}))
 
+        self._unused = None
+        if self.runs.passes_over(fd):
+            return fd
         if self.reading_top_level and self.budget.depth == 0:
             self.deferred.append(record)
         else:
@@ -208,11 +223,14 @@ class ScriptReader(Interpreter):
         return fd
 
     def _new_fd(self, node: ast.AST, user_class: UserClass | None) -> Fd:
-        if self.fd is not None:
+        if self._unused is not None or (self.fixed_segments and self.fd is not None):
             raise self.error(node, "a script holds one fusion definition; this is a second one")
-        self.fd = Fd(FusionDefinition(), self.count_op, user_class)
+        fd = Fd(FusionDefinition(), self.count_op, user_class)
         self.skips = self._skips_run_statement
-        return self.fd
+        if self.fixed_segments or self.runs.opened(fd, node):
+            self.fd = fd
+        self._unused = fd
+        return fd
 
     def _open_definition(self, statement: ast.With, scope: Scope) -> Fd:
         """The definition object of a `with` block, bound to its name."""
@@ -229,6 +247,7 @@ class ScriptReader(Interpreter):
         fd = self.value_of(context, scope)
         if not isinstance(fd, Fd) or fd.fd.outputs() or fd.recording:
             raise self.error(context, "the definition starts `with FusionDefinition() as fd:`")
+        self._unused = None
         if item.optional_vars is not None:
             if not isinstance(item.optional_vars, ast.Name):
                 raise self.error(statement, "name the definition: `with FusionDefinition() as fd:`")
@@ -240,7 +259,9 @@ class ScriptReader(Interpreter):
     def _run_With(self, statement: ast.With, scope: Scope) -> None:
         if self.fd is not None and self.fd.recording:
             raise self.unsupported(statement)
-        self._record_block(self._open_definition(statement, scope), statement, scope)
+        fd = self._open_definition(statement, scope)
+        if not self.runs.passes_over(fd):
+            self._record_block(fd, statement, scope)
 
     def _record_block(self, fd: Fd, statement: ast.With, scope: Scope) -> None:
         self._record(fd, statement, lambda: self.run_block(statement.body, scope))
@@ -269,7 +290,10 @@ class ScriptReader(Interpreter):
         function = self.globals.lookup(node.name)
         if not isinstance(function, UserFunction) or function.node is not node:
             raise self.error(node, _NO_DEFINITION)
+        if not self.fixed_segments and self.runs.chosen:
+            raise choice_error(self.runs.chosen, 1)
         fd = self._new_fd(node, None)
+        self._unused = None
         self.lone_function = node
         self._record(fd, node, lambda: function.call(self.site(node), [fd], {}))
 
@@ -348,7 +372,7 @@ class ScriptReader(Interpreter):
     # statements about running the fusion
     def _skips_run_statement(self, statement: ast.stmt, scope: Scope) -> bool:
         """Passes over a statement about running the fusion (set as `skips` once a definition exists)."""
-        if isinstance(statement, _DEFINING):
+        if isinstance(statement, _DEFINING) or self._opens_definition(statement, scope):
             return False
         if not (
             self._uses_run_value(statement, scope) or self._computes_in_torch_after_the_run(statement, scope)
@@ -356,6 +380,18 @@ class ScriptReader(Interpreter):
             return False
         self._skip_run_statement(statement, scope)
         return True
+
+    def _opens_definition(self, statement: ast.stmt, scope: Scope) -> bool:
+        """`with FusionDefinition() as fd:` run again (in a loop) starts a new definition, although its
+        body reads the `fd` of the one before."""
+        if not isinstance(statement, ast.With) or len(statement.items) != 1:
+            return False
+        context = statement.items[0].context_expr
+        return (
+            isinstance(context, ast.Call)
+            and isinstance(context.func, ast.Name)
+            and isinstance(scope.lookup(context.func.id), FusionDefinitionClass)
+        )
 
     def bind(self, target: ast.expr, value: Any, scope: Scope) -> None:
         if value is RUN_OUTPUT and isinstance(target, ast.Tuple | ast.List):
@@ -504,8 +540,9 @@ class ScriptReader(Interpreter):
 
     def attribute_of(self, base: Any, name: str) -> Any:
         found = super().attribute_of(base, name)
-        if found is MISSING and isinstance(base, Tensor) and name in op_names() and self.fd is not None:
-            return TensorOpMethod(self.fd, base, name)
+        is_value = isinstance(base, Tensor | Scalar)
+        if found is MISSING and is_value and name in op_names() and self.fd is not None:
+            return OpMethod(self.fd, base, name)
         return found
 
     def count_op(self, node: ast.AST) -> None:

@@ -23,6 +23,7 @@ from hfuse.frontend import FusionDefinition
 from hfuse.ir import Fusion
 from hfuse.loader import formats
 from hfuse.loader.budget import Budget
+from hfuse.loader.definition_runs import choice_error
 from hfuse.loader.inputs import materialize, meta_twins, random_inputs
 from hfuse.loader.limits import check_text, check_tree_depth
 from hfuse.loader.reader import ScriptReader
@@ -37,9 +38,9 @@ class Script:
     `format` says what produced the text (formats.SCRIPT, ERROR_REPRO, DEFINITION_DUMP, THUNDER_REPRO,
     "nvFuser segments dump (N segments)" or "fusion definition script (N definitions)"); `printed` is
     what its print() calls wrote, in the order the loader ran them (a script's one top-level definition
-    block after the rest); `segments` names the
-    definitions of a segments dump or of a script of several definition blocks (empty for any other
-    script), `segment` the one loaded; `names` maps a fusion value to the script's
+    block after the rest); `segments` names the definitions of a segments dump, of a script of several
+    definition blocks or of a block run several times, in a loop or a function called again (empty for
+    any other script), `segment` the one loaded; `names` maps a fusion value to the script's
     variable for it (`q` for T7, the first of the shallowest call that held it), where the two differ.
     """
 
@@ -61,8 +62,9 @@ def default_device() -> str:
 def load(text: str, device: str | torch.device | None = None, segment: int | None = None) -> Script:
     """Reads a fusion-definition script; the script's 'cuda' / 'cuda:N' tensors are made on `device`.
 
-    `device="meta"` builds the Fusion from shapes alone: no input holds data. For a segments dump or a
-    script of several definition blocks, `segment` picks the definition to load (the first by default).
+    `device="meta"` builds the Fusion from shapes alone: no input holds data. For a segments dump, a
+    script of several definition blocks or one whose block runs several times, `segment` picks the
+    definition to load (the first by default; a block's runs are counted in the order they happen).
     """
     if not isinstance(text, str):
         raise ParseError(f"a script is text, not {type(text).__name__}", loc=Loc(1, 1))
@@ -72,10 +74,11 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
     prepared, tree = _parse(source)
     check_tree_depth(source, tree)
     found = formats.segments(tree, prepared)
-    index = _segment_index(segment, len(found))
+    # without fixed segments, the definitions are counted as the script runs them
+    index = _segment_index(segment, len(found) if found else None)
     reader = ScriptReader(source, Budget(source))
     try:
-        fd, inputs = reader.read(tree, found, found[index] if found else None)
+        fd, inputs = reader.read(tree, found, found[index] if found else None, index)
     except RecursionError:
         raise source.limit_error(
             reader.current,
@@ -93,8 +96,9 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
             fusion = fd.fusion(real_inputs)
     except (DefinitionError, LimitError) as err:
         raise source.placed(err, fallback) from None
-    layout = formats.recognise(prepared, tree, found, reader.lone_function is not None)
-    labels = tuple(s.label for s in found)
+    runs = reader.runs.labels
+    labels = tuple(s.label for s in found) or (tuple(runs) if len(runs) > 1 else ())
+    layout = formats.recognise(prepared, tree, found, len(labels), reader.lone_function is not None)
     return Script(
         text, fd, real_inputs, fusion, layout, "".join(reader.printed), labels, index, reader.value_names
     )
@@ -114,12 +118,15 @@ def _target_device(device: str | torch.device | None) -> torch.device:
     return target
 
 
-def _segment_index(segment: int | None, count: int) -> int:
+def _segment_index(segment: int | None, count: int | None) -> int:
+    """`segment` checked against the script's fixed segments; where `count` is None (definitions that
+    start as the script runs), only checked to be an index: the reader refuses one past the last."""
     if segment is None:
         return 0
-    if isinstance(segment, bool) or not isinstance(segment, int) or not 0 <= segment < max(count, 1):
-        held = f"{count} segments: pick 0 to {count - 1}" if count > 1 else "one definition: pick 0"
-        raise UnsupportedError(f"load(segment={segment!r}): the script holds {held}")
+    if isinstance(segment, bool) or not isinstance(segment, int) or segment < 0:
+        raise choice_error(segment, max(count or 1, 1))
+    if count is not None and segment >= max(count, 1):
+        raise choice_error(segment, count)
     return segment
 
 

@@ -116,6 +116,31 @@ class TorchDtype(Interpreted):
         return self.label
 
 
+class UncomputedTorchDtype(Interpreted):
+    """A torch dtype hfuse does not compute with (torch.float8_e8m0fnu, torch.uint16, ...): a script may
+    name it, as in a list of dtypes it sweeps, and compare it; each other use is refused, naming it."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.label = f"torch.{name} (a dtype hfuse does not compute with)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UncomputedTorchDtype) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def shown(self) -> str:
+        return f"torch.{self.name}"
+
+
+def refuse_uncomputed_dtypes(site: CallSite, values: list[Any]) -> None:
+    for value in values:
+        if isinstance(value, UncomputedTorchDtype):
+            names = ", ".join(sorted(set(_DTYPE_NAMES.values())))
+            raise site.error(f"torch.{value.name}: hfuse does not compute with this dtype; use {names}")
+
+
 class TorchMemoryFormat(Interpreted):
     """`torch.channels_last` and the other memory formats `.to()` and `.contiguous()` take."""
 
@@ -227,6 +252,7 @@ class TensorMethod(Interpreted):
 
     def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Any:
         tensor, name = self.tensor, self.name
+        refuse_uncomputed_dtypes(site, [*args, *kwargs.values()])
         if name in _FACTS:
             if kwargs or len(args) > 1 or not all(isinstance(a, int) for a in args):
                 raise site.error(f".{name}() takes at most one whole number")
@@ -384,7 +410,8 @@ def is_cpu(site: CallSite, device: Any) -> bool:
         return False
     if isinstance(device, str) and (device in ("cpu", "cuda") or device.startswith("cuda:")):
         return device == "cpu"
-    raise site.error(f"device={device!r:.40} is not a device; write 'cuda', 'cuda:0' or 'cpu'")
+    shown = f"{device!r:.40}" if isinstance(device, str) else describe(device)
+    raise site.error(f"device={shown} is not a device; write 'cuda', 'cuda:0' or 'cpu'")
 
 
 def _to_arguments(site: CallSite, args: list[Any], kwargs: dict[str, Any], on_cpu: bool) -> tuple[Any, bool]:

@@ -19,11 +19,13 @@ from hfuse.loader.tensors import (
     TensorType,
     TorchDtype,
     TorchMemoryFormat,
+    UncomputedTorchDtype,
     check_bytes,
     check_plain,
     check_rank,
     is_cpu,
     new_tensor,
+    refuse_uncomputed_dtypes,
 )
 from hfuse.loader.values import MISSING, CallSite, Interpreted, describe, is_number
 
@@ -65,6 +67,8 @@ class TorchNamespace(Interpreted):
             return TorchDevice()
         if name in TORCH_DTYPES:
             return TorchDtype(name)
+        if isinstance(getattr(torch, name, None), torch.dtype):
+            return UncomputedTorchDtype(name)
         if name in MEMORY_FORMATS:
             return TorchMemoryFormat(name)
         if name in _CONSTRUCTORS and name != "make_tensor":
@@ -129,6 +133,7 @@ class TorchConstructor(Interpreted):
         self.label = f"torch.testing.{name}" if name == "make_tensor" else f"torch.{name}"
 
     def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> InputTensor:
+        refuse_uncomputed_dtypes(site, [*args, *kwargs.values()])
         kwargs = dict(kwargs)
         kwargs.pop("requires_grad", None)
         device = kwargs.pop("device", None)
