@@ -99,6 +99,7 @@ class ScriptReader(Interpreter):
         self.lone_function: ast.FunctionDef | None = None  # the definition function run without a block
         self.recorded_ops = 0
         self.run_inputs: tuple[ast.AST, Any] | None = None  # what the first fd.execute(...) passes
+        self.has_run = False  # whether a run call of any of the script's definitions was passed over
         self.inputs_node: ast.AST | None = None  # the last top-level assignment of `inputs`
         self.deferred: list[Callable[[], None]] = []
         self.blocks_record_at_once = False  # a script of several definition blocks
@@ -420,7 +421,7 @@ class ScriptReader(Interpreter):
         """Whether, once the script has run the definition, a statement uses torch beyond what the loader
         reads (`torch.cumsum(inputs[0], 1)`, `F.gelu(x)`, `inputs[0].softmax(-1)`): a test's eager
         reference, about checking the run."""
-        if self.run_inputs is None:
+        if not self.has_run:
             return False
         _, nodes = self._names_in(statement)
         return any(isinstance(n, ast.Attribute) and self._unread_torch_attribute(n, scope) for n in nodes)
@@ -487,6 +488,7 @@ class ScriptReader(Interpreter):
             if call is None or not isinstance(call.func, ast.Attribute) or call.func.attr not in RUN_METHODS:
                 continue
             owner = call.func.value
+            self.has_run = True
             if isinstance(owner, ast.Name) and self._runs_the_definition(scope.lookup(owner.id)):
                 if self.run_inputs is None:
                     self.run_inputs = self._run_call_inputs(call, scope)
