@@ -46,6 +46,15 @@ dims are normalized to be non-negative; shapes are tuples of ints):
 |             | EMBEDDING_FWD input, weight    | padding_idx, max_norm, norm_type,                   |
 |             |                                | scale_grad_by_freq, sparse                          |
 | MATMUL      | MATMUL a, b; LINEAR a, b[, bias]| -                                                  |
+| ATTENTION   | SDPFA_FWD q, k, v, [bias],     | has_bias, has_mask, has_scale: which of the         |
+|             |   [mask], dropout_p, is_causal,|   optional operands the expr has                    |
+|             |   [scale] -> (out, logsumexp,  |                                                     |
+|             |   philox_seed, philox_offset)  |                                                     |
+|             | SDPFA_BWD grad_out, q, k, v,   | has_scale                                           |
+|             |   out, logsumexp, dropout_p,   |                                                     |
+|             |   is_causal, philox_seed,      |                                                     |
+|             |   philox_offset, [scale]       |                                                     |
+|             |   -> (grad_q, grad_k, grad_v)  |                                                     |
 
 Scalar operands (constants and symbolic scalar inputs) are values of kind SCALAR.
 """
@@ -77,6 +86,7 @@ class Family(enum.Enum):
     MASK = "mask"
     INDEXING = "indexing"
     MATMUL = "matmul"
+    ATTENTION = "attention"
 
 
 class Op(enum.Enum):
@@ -214,6 +224,9 @@ class Op(enum.Enum):
     # matmul-class, run by torch
     MATMUL = ("matmul", Family.MATMUL)
     LINEAR = ("linear", Family.MATMUL)
+    # scaled dot-product attention (nvFuser's flash-attention ops), run by torch
+    SDPFA_FWD = ("sdpfa_fwd", Family.ATTENTION)
+    SDPFA_BWD = ("sdpfa_bwd", Family.ATTENTION)
 
     @property
     def frontend_name(self) -> str:

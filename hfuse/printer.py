@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hfuse.dtypes import DataType
-from hfuse.ir import Fusion, Op, Value, contiguous_strides
+from hfuse.infer.attention import operand_names
+from hfuse.ir import Family, Fusion, Op, Value, contiguous_strides
 from hfuse.layout import layout_of
 
 FUNCTION_NAME = "nvfuser_fusion_id0"
@@ -35,6 +36,8 @@ INPUT_KEYWORDS = {
     Op.UNIFORM: (None, None, "rng_seed", "rng_offset"),
     Op.NORMAL: (None, None, "rng_seed", "rng_offset"),
 }
+# operands of the attention ops written by position (the others by keyword; `has_*` attributes unwritten)
+ATTENTION_POSITIONAL = frozenset({"query", "key", "value", "grad_output", "output", "logsumexp"})
 # ops whose dtype is written last, after the operands written as keywords
 DTYPE_LAST = frozenset({Op.FULL, Op.IOTA, Op.UNIFORM, Op.NORMAL})
 
@@ -61,6 +64,9 @@ def _ordered(attrs: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 def format_call(op: Op, inputs: Sequence[str], outputs: Sequence[str], attrs: Mapping[str, Any]) -> str:
     """`T2 = fd.ops.reshape(T1, new_shape=[...])`: the frontend call of one expr."""
+    if op.family is Family.ATTENTION:
+        arguments = ", ".join(_attention_arguments(op, inputs, attrs))
+        return f"{', '.join(outputs)} = fd.ops.{op.frontend_name}({arguments})"
     args: list[str] = []
     if op is Op.CAT:
         args.append("[" + ", ".join(inputs) + "]")
@@ -81,6 +87,19 @@ def format_call(op: Op, inputs: Sequence[str], outputs: Sequence[str], attrs: Ma
             args.append(f"{keyword}={name}")
     args.extend(f"{KEYWORDS.get(k, k)}={literal(v)}" for k, v in tail)
     return f"{', '.join(outputs)} = fd.ops.{op.frontend_name}({', '.join(args)})"
+
+
+def _attention_arguments(op: Op, inputs: Sequence[str], attrs: Mapping[str, Any]) -> list[str]:
+    """The tensors by position, the rest by keyword; sdpfa_bwd takes scale=None where it has no scale (nvFuser
+    asks for it), sdpfa_fwd leaves out what it has not (the frontend before bias and mask reads it too)."""
+    roles = operand_names(op, dict(attrs))
+    args = [
+        name if role in ATTENTION_POSITIONAL else f"{role}={name}"
+        for role, name in zip(roles, inputs, strict=True)
+    ]
+    if op is Op.SDPFA_BWD and "scale" not in roles:
+        args.append("scale=None")
+    return args
 
 
 def format_define_tensor(

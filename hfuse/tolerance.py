@@ -272,5 +272,8 @@ def reduction_size(fusion: Fusion, name: str) -> int:
             largest = max(largest, math.prod(shape[d] for d in expr.attr("dims", ())))
         elif expr.op.family in (Family.SCAN, Family.MATMUL) and shape:
             largest = max(largest, shape[expr.attr("dim", -1)])
+        elif expr.op.family is Family.ATTENTION:  # sums over the head size and over either sequence
+            tensors = [fusion.value(n) for n in expr.inputs if fusion.value(n).is_tensor]
+            largest = max(largest, *(extent for t in tensors for extent in t.shape[-2:]))
         stack.extend(expr.inputs)
     return largest

@@ -17,7 +17,8 @@ import graphviz
 from hfuse import settings
 from hfuse.dtypes import DataType
 from hfuse.errors import LimitError
-from hfuse.ir import Expr, Fusion, Value
+from hfuse.infer.attention import operand_names
+from hfuse.ir import Expr, Family, Fusion, Value
 from hfuse.runtime.profile_model import FusionProfile
 from hfuse.segment.model import Group, SchedulerKind, Segmentation
 from hfuse.units import format_bytes
@@ -62,12 +63,27 @@ def _attr_text(value: object) -> str:
 
 
 def expr_lines(expr: Expr, values: Mapping[str, Value]) -> list[str]:
+    if expr.op.family is Family.ATTENTION:
+        return _attention_lines(expr, values)
     lines = [expr.op.frontend_name]
     for name in expr.inputs:
         value = values[name]
         if value.is_scalar and value.const is not None:
             lines.append(_shorten(f"{name} = {value.const!r}"))
     lines.extend(_shorten(f"{key}={_attr_text(val)}") for key, val in expr.attrs)
+    return lines
+
+
+def _attention_lines(expr: Expr, values: Mapping[str, Value]) -> list[str]:
+    """The op, then its optional tensors and its scalars by their roles (bias: T3, is_causal = True); the
+    `has_*` attributes say no more than these lines do."""
+    lines = [expr.op.frontend_name]
+    for role, name in zip(operand_names(expr.op, expr.attr_dict), expr.inputs, strict=True):
+        value = values[name]
+        if value.is_scalar and value.const is not None:
+            lines.append(_shorten(f"{role} = {value.const!r}"))
+        elif value.is_scalar or role in ("bias", "mask", "scale"):
+            lines.append(f"{role}: {name}")
     return lines
 
 

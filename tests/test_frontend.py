@@ -557,10 +557,10 @@ ERRORS = [
     ),
     (
         "unknown-op",
-        _wrong(lambda fd, x: fd.ops.sdpfa_fwd(x)),
+        _wrong(lambda fd, x: fd.ops.grouped_mm(x, x, x)),
         X3,
         UnsupportedError,
-        "fd.ops.sdpfa_fwd is not supported by hfuse",
+        "fd.ops.grouped_mm is not supported by hfuse",
     ),
     (
         "reshape-original-rank",

@@ -28,6 +28,11 @@ def scalar(dtype=F64, const=None) -> Value:
     return Value("s", Kind.SCALAR, dtype, const=const)
 
 
+# query [2, 3, 5, 4], key [2, 3, 7, 4], value [2, 3, 7, 6]: L=5, S=7, E=4, Ev=6
+ATTENTION_QKV = [tensor((2, 3, 5, 4), BF16), tensor((2, 3, 7, 4), BF16), tensor((2, 3, 7, 6), BF16)]
+ATTENTION_SCALARS = [scalar(F64, 0.0), scalar(B, False)]
+
+
 def out_specs(op, operands, attrs=None):
     return [(o.dtype, o.shape) for o in infer(op, operands, attrs or {}).outputs]
 
@@ -315,6 +320,39 @@ MULTI_OPERAND = [
         [(BF16, (2, 5, 4))],
     ),
     ("linear-vec-weight", Op.LINEAR, [tensor((2, 3)), tensor((3,))], {}, {}, [(F32, (2,))]),
+    (
+        "sdpfa-fwd",
+        Op.SDPFA_FWD,
+        [*ATTENTION_QKV, scalar(F64, 0.0), scalar(B, True)],
+        {},
+        {"has_bias": False, "has_mask": False, "has_scale": False},
+        [(BF16, (2, 3, 5, 6)), (F32, (2, 3, 5)), (I64, ()), (I64, ())],
+    ),
+    (
+        "sdpfa-fwd-bias-mask-scale",
+        Op.SDPFA_FWD,
+        [*ATTENTION_QKV, tensor((1, 3, 5, 7), BF16), tensor((2, 1, 1, 7), B), scalar(), scalar(B), scalar()],
+        {"has_bias": True, "has_mask": True, "has_scale": True},
+        {"has_bias": True, "has_mask": True, "has_scale": True},
+        [(BF16, (2, 3, 5, 6)), (F32, (2, 3, 5)), (I64, ()), (I64, ())],
+    ),
+    (
+        "sdpfa-bwd",
+        Op.SDPFA_BWD,
+        [
+            tensor((2, 3, 5, 6), BF16),
+            *ATTENTION_QKV,
+            tensor((2, 3, 5, 6), BF16),
+            tensor((2, 3, 5)),
+            scalar(),
+            scalar(B),
+            tensor((), I64),
+            tensor((), I64),
+        ],
+        {},
+        {"has_scale": False},
+        [(BF16, (2, 3, 5, 4)), (BF16, (2, 3, 7, 4)), (BF16, (2, 3, 7, 6))],
+    ),
 ]
 
 
@@ -466,6 +504,101 @@ ERRORS = [
     ("matmul-inner", Op.MATMUL, [tensor((2, 3)), tensor((4, 5))], {}, "inner extents differ"),
     ("matmul-int", Op.MATMUL, [tensor((2, 3), I64), tensor((3, 5), I64)], {}, "needs floating operands"),
     ("linear-features", Op.LINEAR, [tensor((2, 3)), tensor((4, 5))], {}, "in_features differ"),
+    (
+        "sdpfa-int",
+        Op.SDPFA_FWD,
+        [tensor((1, 1, 2, 4), I64)] * 3 + ATTENTION_SCALARS,
+        {},
+        "query must be Half",
+    ),
+    (
+        "sdpfa-dtypes-differ",
+        Op.SDPFA_FWD,
+        [*ATTENTION_QKV[:2], tensor((2, 3, 7, 6), F16), *ATTENTION_SCALARS],
+        {},
+        "must share one dtype",
+    ),
+    ("sdpfa-rank", Op.SDPFA_FWD, [tensor((3, 5, 4), BF16)] * 3 + ATTENTION_SCALARS, {}, "rank of at least 4"),
+    (
+        "sdpfa-head-size",
+        Op.SDPFA_FWD,
+        [ATTENTION_QKV[0], tensor((2, 3, 7, 8), BF16), ATTENTION_QKV[2], *ATTENTION_SCALARS],
+        {},
+        "share the head size E",
+    ),
+    (
+        "sdpfa-sequence",
+        Op.SDPFA_FWD,
+        [*ATTENTION_QKV[:2], tensor((2, 3, 6, 6), BF16), *ATTENTION_SCALARS],
+        {},
+        "share the sequence length S",
+    ),
+    (
+        "sdpfa-heads",
+        Op.SDPFA_FWD,
+        [ATTENTION_QKV[0], tensor((2, 1, 7, 4), BF16), ATTENTION_QKV[2], *ATTENTION_SCALARS],
+        {},
+        "share the batch and head dims",
+    ),
+    (
+        "sdpfa-bias-shape",
+        Op.SDPFA_FWD,
+        [*ATTENTION_QKV, tensor((5, 7), BF16), *ATTENTION_SCALARS],
+        {"has_bias": True},
+        r"bias must broadcast to the scores \[N\*, H, L, S\] = \[2, 3, 5, 7\]",
+    ),
+    (
+        "sdpfa-mask-dtype",
+        Op.SDPFA_FWD,
+        [*ATTENTION_QKV, tensor((2, 3, 5, 7), BF16), *ATTENTION_SCALARS],
+        {"has_mask": True},
+        "mask must be Bool",
+    ),
+    (
+        "sdpfa-causal-float",
+        Op.SDPFA_FWD,
+        [*ATTENTION_QKV, scalar(), scalar()],
+        {},
+        "is_causal must be a Bool",
+    ),
+    ("sdpfa-arity", Op.SDPFA_FWD, ATTENTION_QKV + ATTENTION_SCALARS, {"has_scale": True}, "takes 6 operands"),
+    (
+        "sdpfa-negative-dropout",
+        Op.SDPFA_FWD,
+        [*ATTENTION_QKV, scalar(F64, -0.5), scalar(B)],
+        {},
+        "at least 0",
+    ),
+    (
+        "sdpfa-bwd-logsumexp",
+        Op.SDPFA_BWD,
+        [
+            tensor((2, 3, 5, 6), BF16),
+            *ATTENTION_QKV,
+            tensor((2, 3, 5, 6), BF16),
+            tensor((2, 3, 5), BF16),
+            *ATTENTION_SCALARS,
+            tensor((), I64),
+            tensor((), I64),
+        ],
+        {},
+        r"logsumexp must be Float\[2, 3, 5\]",
+    ),
+    (
+        "sdpfa-bwd-grad-output",
+        Op.SDPFA_BWD,
+        [
+            tensor((2, 3, 5, 4), BF16),
+            *ATTENTION_QKV,
+            tensor((2, 3, 5, 6), BF16),
+            tensor((2, 3, 5)),
+            *ATTENTION_SCALARS,
+            tensor((), I64),
+            tensor((), I64),
+        ],
+        {},
+        r"grad_output must be BFloat16\[2, 3, 5, 6\] \(the forward's output\)",
+    ),
     ("cast-null", Op.CAST, [tensor((2,))], {"dtype": DataType.Null}, "is not a type to cast to"),
     ("cast-missing", Op.CAST, [tensor((2,))], {}, "needs dtype="),
     ("full-negative", Op.FULL, [scalar(F64, 1.0)], {"shape": [-1], "dtype": F32}, "negative extent"),

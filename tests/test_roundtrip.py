@@ -122,6 +122,22 @@ SCRIPTS = [
 """,
         "[torch.randn(5, 4), torch.randint(0, 5, (3,)), torch.randn(4, 2)]",
     ),
+    (
+        "attention-with-bias-mask-and-its-backward",
+        """\
+    T0 = fd.define_tensor(shape=[1, 2, 3, 8], contiguity=True, dtype=DataType.Half)
+    T1 = fd.define_tensor(shape=[1, 2, 4, 8], contiguity=True, dtype=DataType.Half)
+    T2 = fd.define_tensor(shape=[1, 1, 3, 4], contiguity=True, dtype=DataType.Half)
+    T3 = fd.define_tensor(shape=[1, 2, 3, 4], contiguity=True, dtype=DataType.Bool)
+    S4 = fd.define_scalar(None, dtype=DataType.Bool)
+    T5, T6, T7, T8 = fd.ops.sdpfa_fwd(T0, T1, T1, bias=T2, mask=T3, is_causal=S4, scale=0.25)
+    T9, T10, T11 = fd.ops.sdpfa_bwd(T5, T0, T1, T1, T5, T6, 0.0, S4, T7, T8, None)
+    fd.add_output(T9)
+    fd.add_output(T10)
+""",
+        "[torch.randn(1, 2, 3, 8).half(), torch.randn(1, 2, 4, 8).half(), torch.randn(1, 1, 3, 4).half(), "
+        "torch.rand(1, 2, 3, 4) > 0.5, True]",
+    ),
 ]
 
 

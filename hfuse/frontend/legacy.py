@@ -13,6 +13,7 @@ from typing import Any
 
 from hfuse.dtypes import DataType
 from hfuse.errors import DefinitionError, loc_of
+from hfuse.frontend.handles import Tensor
 
 Position = tuple[int, int] | None
 
@@ -22,6 +23,7 @@ KEYWORD_RENAMES: dict[str, dict[str, str]] = {
     "broadcast_in_dim": {"output_shape": "shape"},
     "full": {"size": "shape", "arg": "fill_value"},
     "reduction": {"axes": "dims", "dim": "dims", "axis": "dims"},
+    "sdpfa_bwd": {"log_sumexp": "logsumexp"},
 }
 
 
@@ -153,3 +155,37 @@ def normal_form(mean, std, shape, dtype=DataType.Float, *, rng_seed=None, rng_of
 
 def random_like_form(arg, *, rng_seed=None, rng_offset=None):
     """rand_like(arg, *, rng_seed=None, rng_offset=None): both seeds or neither"""
+
+
+# attention: nvfuser_direct (2025) added bias and mask after value; the earlier frontend had neither
+def sdpfa_fwd_new(query, key, value, bias=None, mask=None, dropout_p=None, is_causal=None, scale=None):
+    """sdpfa_fwd(query, key, value, bias=None, mask=None, dropout_p=None, is_causal=None, scale=None)"""
+
+
+def sdpfa_fwd_old(query, key, value, dropout_p=None, is_causal=None, scale=None):
+    """sdpfa_fwd(query, key, value, dropout_p=None, is_causal=None, scale=None)"""
+
+
+def sdpfa_fwd_form(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Callable[..., Any]:
+    """The old form where arguments after value are given by position and none is a tensor (all None reads
+    the same in both forms)."""
+    extra = args[3:]
+    old = extra and len(extra) <= 3 and not any(isinstance(a, Tensor) for a in extra)
+    return sdpfa_fwd_old if old and "bias" not in kwargs and "mask" not in kwargs else sdpfa_fwd_new
+
+
+def sdpfa_bwd_form(
+    grad_output,
+    query,
+    key,
+    value,
+    output,
+    logsumexp,
+    dropout_p,
+    is_causal,
+    philox_seed,
+    philox_offset,
+    scale=None,
+):
+    """sdpfa_bwd(grad_output, query, key, value, output, logsumexp, dropout_p, is_causal, philox_seed,
+    philox_offset, scale)"""

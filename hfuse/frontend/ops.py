@@ -414,6 +414,47 @@ class Ops(OperandChecks):
         operands = [a, b] if bias is None else [a, b, self._value(bias, "linear", "bias")]
         return self._call(Op.LINEAR, operands, {}, [a.ndim - (1 if b.ndim == 1 else 0)])
 
+    # attention: nvFuser's flash-attention ops, which torch runs (hfuse/ops/attention.py)
+    def sdpfa_fwd(self, *args, **kwargs):
+        """sdpfa_fwd(query, key, value, bias=None, mask=None, dropout_p=None, is_causal=None, scale=None)
+        -> (output, logsumexp, philox_seed, philox_offset); before nvfuser_direct, without bias and mask."""
+        bound = self._bind("sdpfa_fwd", legacy.sdpfa_fwd_form(args, kwargs), args, kwargs)
+        tensors = [self._tensor(bound[name], "sdpfa_fwd", name) for name in ("query", "key", "value")]
+        optional = [name for name in ("bias", "mask") if bound.get(name) is not None]
+        tensors += [self._tensor(bound[name], "sdpfa_fwd", name) for name in optional]
+        attrs = {f"has_{name}": name in optional for name in ("bias", "mask")}
+        attrs["has_scale"] = bound["scale"] is not None
+        operands = [*tensors, *self._attention_scalars("sdpfa_fwd", bound)]
+        rank = tensors[0].ndim
+        return self._call(Op.SDPFA_FWD, operands, attrs, [rank, max(rank - 1, 0), 0, 0])
+
+    def sdpfa_bwd(self, *args, **kwargs):
+        """sdpfa_bwd(grad_output, query, key, value, output, logsumexp, dropout_p, is_causal, philox_seed,
+        philox_offset, scale) -> (grad_query, grad_key, grad_value); log_sumexp= is the old keyword."""
+        where = "sdpfa_bwd"
+        bound = self._bind(where, legacy.sdpfa_bwd_form, args, kwargs, legacy.KEYWORD_RENAMES[where])
+        names = ("grad_output", "query", "key", "value", "output", "logsumexp")
+        tensors = [self._tensor(bound[name], where, name) for name in names]
+        dropout_p, is_causal, *scale = self._attention_scalars(where, bound)
+        state = [self._tensor(bound[name], where, name) for name in ("philox_seed", "philox_offset")]
+        operands = [*tensors, dropout_p, is_causal, *state, *scale]
+        ranks = [tensors[1].ndim, tensors[2].ndim, tensors[3].ndim]
+        return self._call(Op.SDPFA_BWD, operands, {"has_scale": bound["scale"] is not None}, ranks)
+
+    def _attention_scalars(self, where: str, bound: dict[str, Any]) -> list[Scalar]:
+        """dropout_p (0.0 when None) and is_causal (False when None), then scale where it is given."""
+        dropout_p = 0.0 if bound["dropout_p"] is None else bound["dropout_p"]
+        is_causal = False if bound["is_causal"] is None else bound["is_causal"]
+        if not isinstance(is_causal, Scalar):
+            is_causal = self._bool(is_causal, where, "is_causal")
+        scalars = [
+            self._scalar(dropout_p, where, "dropout_p", DataType.Double),
+            self._scalar(is_causal, where, "is_causal", DataType.Bool),
+        ]
+        if bound["scale"] is not None:
+            scalars.append(self._scalar(bound["scale"], where, "scale", DataType.Double))
+        return scalars
+
 
 def _unary_method(op: Op):
     def method(self: Ops, x):

@@ -1,5 +1,5 @@
 """The ops that are not elementwise: cast, reductions, scans and sorts, views, resizes, creation,
-masks, indexing and matmul. One entry each: its shape rule, its torch meaning, and whether a kernel
+masks, indexing, matmul and attention. One entry each: its shape rule, its torch meaning, and whether a kernel
 computes it (codegen lowers it at an index) or torch does."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ import torch
 import torch.nn.functional as F
 
 from hfuse.dtypes import DataType
-from hfuse.infer import creation, indexing, matmul, reductions, views
+from hfuse.infer import attention, creation, indexing, matmul, reductions, views
 from hfuse.infer.elementwise import cast
 from hfuse.ir import Op
+from hfuse.ops import attention as attention_meaning
 from hfuse.ops.definition import Computed, Cost, OpDef, Rule
 from hfuse.ops.meaning import Meaning, Tensor, compute_dtype, upcast
 from hfuse.ops.philox import random_meaning
@@ -298,4 +299,7 @@ STRUCTURAL = [
     # matmul-class
     in_torch(Op.MATMUL, matmul.matmul, lambda a, attrs, outs, dev: _matmul(Op.MATMUL, a, outs)),
     in_torch(Op.LINEAR, matmul.matmul, lambda a, attrs, outs, dev: _matmul(Op.LINEAR, a, outs)),
+    # attention
+    in_torch(Op.SDPFA_FWD, attention.sdpfa_fwd, attention_meaning.sdpfa_fwd),
+    in_torch(Op.SDPFA_BWD, attention.sdpfa_bwd, attention_meaning.sdpfa_bwd),
 ]
