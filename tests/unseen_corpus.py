@@ -32,12 +32,6 @@ _FAILING_LOADS: dict[str, list[str]] = {
     ): [
         "thunder_traces_doc_printed_definition",
     ],
-    (
-        "ParseError: importing from dataclasses is not supported (the script's @dataclass model config and "
-        "Enum; past them, fd.ops.sdpfa_fwd and TensorView.dtype() are not supported either)"
-    ): [
-        "direct_triangle_attention_alphafold3",
-    ],
 }
 LOAD_FAILURES: dict[str, str] = {stem: error for error, stems in _FAILING_LOADS.items() for stem in stems}
 

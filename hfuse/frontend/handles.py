@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hfuse.errors import DefinitionError
+from hfuse.frontend.records import Like
 
 if TYPE_CHECKING:
     from hfuse.frontend.definition import FusionDefinition
@@ -28,6 +29,11 @@ class Handle:
 
     def is_tensor(self) -> bool:
         return isinstance(self, Tensor)
+
+    def dtype(self) -> Like:
+        """nvfuser_direct's `TensorView.dtype()`: known once the definition is bound to its inputs, so an
+        op given it as its dtype (`fd.ops.cast(y, dtype=x.dtype())`) takes the dtype x has then."""
+        return Like(self, "dtype")
 
     def __bool__(self) -> bool:
         raise DefinitionError(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from hfuse.dtypes import DataType
 from hfuse.frontend import legacy
 from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
+from hfuse.frontend.records import Like
 from hfuse.ir import Op
 
 if TYPE_CHECKING:
@@ -108,7 +109,10 @@ class OperandChecks:
             raise self._fail(where, f"{name} must be a list of bools, got {describe(value)}")
         return tuple(self._bool(v, where, name) for v in value)
 
-    def _dtype(self, value: Any, where: str, name: str = "dtype") -> DataType:
+    def _dtype(self, value: Any, where: str, name: str = "dtype") -> DataType | Like:
+        """A DataType, or a tensor's `.dtype()`, resolved when the definition is bound."""
+        if isinstance(value, Like) and value.attribute == "dtype":
+            return value
         if not isinstance(value, DataType):
             raise self._fail(where, f"{name} must be a DataType, got {describe(value)}")
         return value

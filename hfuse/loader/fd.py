@@ -21,7 +21,7 @@ from hfuse.frontend import FusionDefinition
 from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
 from hfuse.loader.functions import BoundMethod, UserFunction
 from hfuse.loader.tensors import InputTensor, TorchDtype, refuse_uncomputed_dtypes
-from hfuse.loader.values import MISSING, CallSite, Interpreted, TypeValue, describe
+from hfuse.loader.values import MISSING, CallSite, FusionDtype, Interpreted, TypeValue, describe
 
 FD_METHODS = frozenset(
     {
@@ -266,6 +266,8 @@ def frontend_argument(site: CallSite, label: str, value: Any, takes_tensor: bool
         if value.on_cpu:
             return torch.empty_strided(value.meta.shape, value.meta.stride(), dtype=value.meta.dtype)
         return value.meta
+    if isinstance(value, FusionDtype):
+        return value.like
     if isinstance(value, TorchDtype):
         raise site.error(f"{label} takes nvFuser dtypes: write DataType.X, not {value.label}")
     if isinstance(value, Interpreted) or isinstance(value, dict | range):

@@ -24,6 +24,7 @@ from hfuse.loader.source import SUPPORTED, Source
 from hfuse.loader.values import (
     MISSING,
     CallSite,
+    FusionDtype,
     Interpreted,
     checked_int,
     describe,
@@ -73,7 +74,8 @@ class Scope:
 
 
 class HandleMethod(Interpreted):
-    """`t.shape()` or `t.size(i)` of a fusion tensor, recorded like `fd.ops.shape(t)`, or `v.is_tensor()`."""
+    """`t.shape()` or `t.size(i)` of a fusion tensor, recorded like `fd.ops.shape(t)`, `v.is_tensor()` or
+    `v.dtype()`."""
 
     def __init__(self, evaluator: Evaluator, handle: Any, name: str):
         self.evaluator = evaluator
@@ -85,7 +87,10 @@ class HandleMethod(Interpreted):
         if not all(is_number(v) for v in [*args, *kwargs.values()]):
             raise site.error(f"{self.label}() takes whole numbers")
         method = getattr(self.handle, self.name)
-        return self.evaluator.handle_operation(site.node, f".{self.name}()", lambda: method(*args, **kwargs))
+        result = self.evaluator.handle_operation(
+            site.node, f".{self.name}()", lambda: method(*args, **kwargs)
+        )
+        return FusionDtype(result) if self.name == "dtype" else result
 
 
 class Evaluator(Operators):
@@ -118,6 +123,8 @@ class Evaluator(Operators):
     def iterate(self, node: ast.AST, value: Any) -> Iterator[Any]:
         if isinstance(value, Vector):
             return (self.handle_operation(node, "[]", operator.getitem, value, i) for i in range(len(value)))
+        if isinstance(value, Interpreted) and (elements := value.elements()) is not None:
+            return self._charged(node, elements)
         if not isinstance(value, ITERABLE_TYPES):
             raise self.error(
                 node, f"{describe(value)} cannot be iterated; loop over a list, a tuple, a dict or a range"
@@ -218,7 +225,7 @@ class Evaluator(Operators):
                 return base.ndim
             if name in ("shape", "size"):
                 return HandleMethod(self, base, name)
-        if isinstance(base, Handle) and name == "is_tensor":
+        if isinstance(base, Handle) and name in ("is_tensor", "dtype"):
             return HandleMethod(self, base, name)
         if isinstance(base, Vector) and name == "size":
             return base.size
@@ -415,8 +422,10 @@ class Evaluator(Operators):
             )
         elif isinstance(target, ast.Attribute):
             owner = self.value_of(target.value, scope)
-            if not (isinstance(owner, Interpreted) and owner.set_attribute(target.attr, value)):
+            if not isinstance(owner, Interpreted):
                 raise self.error(target, "assign to a name, a tuple of names (T1, T2 = ...) or self.NAME")
+            if not owner.set_attribute(target.attr, value):
+                raise self.error(target, owner.attribute_write_hint)
         else:
             raise self.error(target, "assign to a name, a tuple of names (T1, T2 = ...) or self.NAME")
 

@@ -1,4 +1,5 @@
-"""The standard modules a script may import besides torch and nvFuser: math, functools, itertools, typing.
+"""The standard modules a script may import besides torch and nvFuser: math, functools, itertools, typing
+(and dataclasses and enum, whose names are those of `classes`).
 
 Only the names in the tables below exist. `math` functions take numbers and give numbers (whole
 results bounded to 64 bits like every integer of a script); `functools` gives `partial` and `reduce`;
@@ -13,6 +14,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from hfuse.loader.classes import class_module
 from hfuse.loader.functions import make_partial
 from hfuse.loader.limits import int_fits, too_big_message
 from hfuse.loader.values import MISSING, CallSite, Interpreted, checked_int, describe, is_number
@@ -210,4 +212,4 @@ def standard_module(interpreter: Interpreter, name: str) -> Interpreted | None:
         "itertools": ItertoolsModule,
         "typing": TypingModule,
     }
-    return modules[name](interpreter) if name in modules else None
+    return modules[name](interpreter) if name in modules else class_module(name)

@@ -207,6 +207,11 @@ class Operators:
         """`==` of plain values, containers compared element by element; a fusion value equals only itself."""
         if is_handle(left) or is_handle(right):
             return left is right
+        for one, other in ((left, right), (right, left)):
+            if isinstance(one, Interpreted):
+                found = one.equals(self.site(node), other, lambda a, b: self.plain_equal(node, a, b))
+                if found is not MISSING:
+                    return found
         if isinstance(left, list | tuple) and isinstance(right, list | tuple):
             if type(left) is not type(right) or len(left) != len(right):
                 return False

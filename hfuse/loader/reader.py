@@ -25,6 +25,7 @@ from hfuse.errors import DefinitionError, ParseError
 from hfuse.frontend import FusionDefinition
 from hfuse.frontend.handles import Handle, Scalar, Tensor
 from hfuse.loader.budget import Budget
+from hfuse.loader.classes import define_class
 from hfuse.loader.definition_runs import DefinitionRuns, choice_error
 from hfuse.loader.environment import UNREAD_MODULES, UnreadModule, sets_up_the_process
 from hfuse.loader.fd import (
@@ -307,11 +308,14 @@ class ScriptReader(Interpreter):
     def _run_ClassDef(self, statement: ast.ClassDef, scope: Scope) -> None:
         if scope is not self.globals:
             raise self.unsupported(statement)
+        if not self._derives_from_definition(statement, scope):
+            scope.names[statement.name] = define_class(self, statement, scope)
+            return
         if statement.decorator_list:
-            raise self.error(statement.decorator_list[0], "decorators are not part of a fusion definition")
+            raise self.error(statement.decorator_list[0], "a FusionDefinition subclass takes no decorators")
         bases = [self.value_of(base, scope) for base in statement.bases]
         name = statement.name
-        if statement.keywords or len(bases) != 1 or not isinstance(bases[0], FusionDefinitionClass):
+        if statement.keywords or len(bases) != 1:
             raise self.error(statement, f"class {name} must derive from FusionDefinition only")
         attributes = Scope(parent=scope)
         members: dict[str, Any] = {}
@@ -332,6 +336,20 @@ class ScriptReader(Interpreter):
         if not isinstance(members.get("definition"), UserFunction):
             raise self.error(statement, f"class {name} has no definition(self) method")
         scope.names[name] = UserClass(statement, members, self.new_subclass_definition)
+
+    def _derives_from_definition(self, statement: ast.ClassDef, scope: Scope) -> bool:
+        """Whether a class derives from FusionDefinition (read by name: its bases are evaluated once)."""
+        return any(
+            isinstance(base, ast.Name | ast.Attribute)
+            and isinstance(self._without_calls_or_missing(base, scope), FusionDefinitionClass)
+            for base in statement.bases
+        )
+
+    def _without_calls_or_missing(self, node: ast.expr, scope: Scope) -> Any:
+        try:
+            return self._without_calls(node, scope)
+        except LookupError:
+            return MISSING
 
     # imports
     def _module(self, name: str) -> Interpreted | None:

@@ -11,7 +11,8 @@ from typing import TypeVar
 from hfuse.errors import HfuseError, LimitError, Loc, ParseError
 
 SUPPORTED = (
-    "only imports of nvfuser / nvfuser_direct / hfuse / torch / math / functools / itertools / typing, "
+    "only imports of nvfuser / nvfuser_direct / hfuse / torch / math / functools / itertools / typing / "
+    "dataclasses / enum, "
     "fd.define_*, fd.from_pytorch, fd.ops.*, fd.add_output, Python's functions, loops, conditions, "
     "containers and operators, and torch tensor constructors for the inputs are read"
 )

@@ -9,11 +9,13 @@ calls the loader implements itself from explicit tables.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from hfuse.dtypes import DataType
 from hfuse.errors import LimitError, ParseError
 from hfuse.frontend.handles import Handle, Vector
+from hfuse.frontend.records import Like
 from hfuse.loader.budget import Budget
 from hfuse.loader.limits import int_fits, too_big_message
 from hfuse.loader.source import SUPPORTED, Source
@@ -48,6 +50,8 @@ class Interpreted:
 
     label = "this value"
     missing_attribute_hint = SUPPORTED  # what to do about an attribute the value does not have
+    attribute_write_hint = "assign to a name, a tuple of names (T1, T2 = ...) or self.NAME"
+    hashable_key = False  # whether it may be a dict key (hashed by identity)
 
     def attribute(self, name: str) -> Any:
         return MISSING
@@ -67,6 +71,15 @@ class Interpreted:
         """`self.name = value`; whether the value keeps it."""
         return False
 
+    def elements(self) -> list[Any] | None:
+        """What `for x in value` walks, or None where the value cannot be walked."""
+        return None
+
+    def equals(self, site: CallSite, other: Any, equal: Callable[[Any, Any], bool]) -> Any:
+        """`self == other` where the value compares its parts (with `equal`), or MISSING: it equals
+        only itself."""
+        return MISSING
+
     def attribute_names(self) -> frozenset[str]:
         """The attributes it has, where they are few enough to suggest one for a misspelt name."""
         return frozenset()
@@ -74,6 +87,21 @@ class Interpreted:
     def shown(self) -> str:
         """What `print` writes for it."""
         return f"<{self.label}>"
+
+
+class FusionDtype(Interpreted):
+    """`t.dtype()` of a fusion tensor: known only once the definition is bound to its inputs, so an op
+    may take it as its dtype (`fd.ops.cast(y, dtype=t.dtype())`), but nothing can compare it now."""
+
+    def __init__(self, like: Like):
+        self.like = like
+        self.label = repr(like)
+
+    def operate(self, site: CallSite, symbol: str, other: Any, reflected: bool) -> Any:
+        raise site.error(
+            f"{self.label} is known only when the fusion runs with its inputs, so it cannot be compared "
+            "or computed with while the definition is read; pass it as an op's dtype="
+        )
 
 
 class TypeValue(Interpreted):
@@ -133,6 +161,8 @@ def is_hashable_key(value: Any) -> bool:
     """Keys a script's dicts may use: numbers, strings, None, DataType members and tuples of them."""
     if isinstance(value, tuple):
         return all(is_hashable_key(item) for item in value)
+    if isinstance(value, Interpreted):
+        return value.hashable_key
     return value is None or isinstance(value, NUMBER_TYPES + (str, DataType))
 
 
