@@ -167,6 +167,44 @@ HOSTILE = [
         "may hold only definition(self) and schedule(self)",
         2,
     ),
+    (
+        "recursive-init",
+        "class A:\n    def __init__(self):\n        self.a = A()\nx = A()\n",
+        LimitError,
+        DEPTH,
+        3,
+    ),
+    (
+        "class-body-loop",
+        "class A:\n    x = 0\n    while True:\n        x += 1\n",
+        ParseError,
+        "class A may hold only annotated fields",
+        3,
+    ),
+    (
+        "many-instances",
+        "from dataclasses import dataclass\n@dataclass\nclass P:\n    a: int = 0\n"
+        "ps = []\nwhile True:\n    ps.append(P(len(ps)))\n",
+        LimitError,
+        STEPS,
+        6,
+    ),
+    (
+        "lookups-in-a-huge-enum",
+        "from enum import Enum\nclass E(Enum):\n"
+        + "".join(f"    M{i} = {i}\n" for i in range(10000))
+        + "while True:\n    E(5)\n",
+        LimitError,
+        STEPS,
+        10003,
+    ),
+    (
+        "private-attribute-of-instance",
+        "class A:\n    pass\nx = A().__class__\n",
+        ParseError,
+        "__class__ is private",
+        3,
+    ),
     ("huge-literal", "x = " + "9" * 5000 + "\n", ParseError, "not valid Python", 1),
     # loops and calls that do not end, or would take far too long
     ("huge-for-loop", "n = 0\nfor i in range(10**12):\n    n += 1\n", LimitError, STEPS, 2),

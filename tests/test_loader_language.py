@@ -568,6 +568,112 @@ CONSTRUCTS = [
     ),
 ]
 
+# classes of a script's settings: dataclasses, enums, plain classes
+SETTINGS_CLASSES = """\
+from dataclasses import dataclass, field
+import dataclasses
+from enum import Enum, IntEnum, auto
+
+
+@dataclass(frozen=True)
+class Config:
+    \"\"\"The model's sizes.\"\"\"
+
+    scale: float
+    bias: float = 1.0
+    dims: list = field(default_factory=list)
+
+    def shifted(self, by):
+        return self.bias + by
+
+
+@dataclasses.dataclass
+class Counter:
+    n: int = 0
+
+
+class Direction(Enum):
+    INCOMING = auto()
+    OUTGOING = auto()
+
+
+class Axis(IntEnum):
+    ROW = 0
+    COLUMN = 1
+
+
+class Scaler:
+    factor = 2.0
+
+    def __init__(self, offset, twice=False):
+        self.offset = offset
+        self.twice = twice
+
+    def apply(self, t):
+        return t * (self.factor * 2 if self.twice else self.factor) + self.offset
+"""
+CONSTRUCTS += [
+    (
+        "dataclass-fields-defaults-and-methods",
+        _script(
+            X + "if config == Config(3.0, dims=[1]) and config.dims == [1]:\n"
+            "    fd.add_output(x * config.scale + config.shifted(2.0))\n",
+            before=SETTINGS_CLASSES + "config = Config(scale=3.0, dims=[1])\n",
+        ),
+        _script(X + "fd.add_output(x * 3.0 + 3.0)\n"),
+    ),
+    (
+        "dataclass-attribute-write",
+        _script(
+            X + "counter = Counter()\nfor i in range(3):\n    counter.n += 1\nfd.add_output(x * counter.n)\n",
+            before=SETTINGS_CLASSES,
+        ),
+        _script(X + "fd.add_output(x * 3)\n"),
+    ),
+    (
+        "enum-members",
+        _script(
+            X + "for d in Direction:\n"
+            "    if d == Direction.OUTGOING and d is not Direction.INCOMING and d in [Direction.OUTGOING]:\n"
+            "        fd.add_output(fd.ops.sum(x, dims=[{Direction.INCOMING: 0, Direction.OUTGOING: 1}[d]]))\n"
+            "fd.add_output(x * Direction(2).value)\n"
+            "fd.add_output(fd.ops.sum(x, dims=[Axis.COLUMN.value]))\n"
+            "assert Axis.ROW == 0 and Direction.INCOMING.name == 'INCOMING'\n",
+            before=SETTINGS_CLASSES,
+        ),
+        _script(
+            X + "fd.add_output(fd.ops.sum(x, dims=[1]))\nfd.add_output(x * 2)\n",
+            "fd.add_output(fd.ops.sum(x, dims=[1]))\n",
+        ),
+    ),
+    (
+        "plain-class-with-init-and-methods",
+        _script(
+            X + "fd.add_output(Scaler(1.0).apply(x))\nfd.add_output(Scaler(0.5, twice=True).apply(x))\n",
+            before=SETTINGS_CLASSES,
+        ),
+        _script(X + "fd.add_output(x * 2.0 + 1.0)\nfd.add_output(x * 4.0 + 0.5)\n"),
+    ),
+    (
+        "tensor-dtype-method",
+        HEADER.replace("nvfuser", "nvfuser_direct")
+        + textwrap.dedent("""\
+            with FusionDefinition() as fd:
+                x = fd.define_tensor(shape=[4, 6], contiguity=True, dtype=DataType.BFloat16)
+                io_dtype = x.dtype()
+                y = fd.ops.cast(x, dtype=DataType.Float)
+                fd.add_output(fd.ops.cast(fd.ops.exp(y), dtype=io_dtype))
+            """),
+        HEADER
+        + textwrap.dedent("""\
+            with FusionDefinition() as fd:
+                x = fd.define_tensor(shape=[4, 6], contiguity=True, dtype=DataType.BFloat16)
+                y = fd.ops.cast(x, dtype=DataType.Float)
+                fd.add_output(fd.ops.cast(fd.ops.exp(y), dtype=DataType.BFloat16))
+            """),
+    ),
+]
+
 # lines that set up a test's or a repro's process: passed over, nothing imported, called or set
 PROCESS_SET_UP = """\
 import os
@@ -639,6 +745,18 @@ def test_print_is_kept_as_the_script_output():
     )
 
 
+def test_classes_of_settings_print_as_python_prints_them():
+    script = _script(
+        X + "fd.add_output(x)\n",
+        before=SETTINGS_CLASSES
+        + "print(Config(2.0), Direction.OUTGOING, list(Direction), Scaler(1).offset, Config, Direction)\n",
+    )
+    assert load(script, device="meta").printed == (
+        "Config(scale=2.0, bias=1.0, dims=[]) Direction.OUTGOING [Direction.INCOMING, Direction.OUTGOING] 1 "
+        "<class 'Config'> <enum 'Direction'>\n"
+    )
+
+
 def test_printed_output_is_cut_past_a_hundred_thousand_characters():
     script = _script(X + "fd.add_output(x)\n", before="for i in range(300):\n    print(list(range(100)))\n")
     printed = load(script, device="meta").printed
@@ -692,6 +810,61 @@ REFUSED = [
     ("try", _script(X + "try:\n    pass\nexcept Exception:\n    pass\n"), "try blocks are not part", 5),
     ("import-in-function", "def f():\n    import math\nf()\n", "imports inside a definition are not part", 2),
     ("string-arithmetic", "s = 'a' + 'b'\n", "+ applies to numbers and fusion values", 1),
+    (
+        "dataclass-missing-field",
+        _script(X, before=SETTINGS_CLASSES + "c = Config()\n"),
+        "Config() is missing the field scale",
+        44,
+    ),
+    (
+        "dataclass-unknown-field",
+        _script(X, before=SETTINGS_CLASSES + "c = Config(1.0, size=2)\n"),
+        "Config() has no field size; its fields are scale, bias, dims",
+        44,
+    ),
+    (
+        "dataclass-too-many-values",
+        _script(X, before=SETTINGS_CLASSES + "c = Config(1.0, 2.0, [], 4)\n"),
+        "Config() takes 3 fields but 4 values were given",
+        44,
+    ),
+    (
+        "frozen-dataclass-write",
+        _script(X, before=SETTINGS_CLASSES + "c = Config(1.0)\nc.scale = 2.0\n"),
+        "Config is a frozen dataclass",
+        45,
+    ),
+    (
+        "dataclass-shared-list-default",
+        "from dataclasses import dataclass\n@dataclass\nclass C:\n    dims: list = []\n",
+        "write field(default_factory=list)",
+        4,
+    ),
+    (
+        "class-body-statement",
+        "class C:\n    x = 1\n    if x:\n        y = 2\n",
+        "class C may hold only annotated fields",
+        3,
+    ),
+    (
+        "class-unknown-decorator",
+        "def deco(c):\n    return c\n@deco\nclass C:\n    pass\n",
+        "a class may be decorated only with @dataclass",
+        3,
+    ),
+    ("plain-class-without-init", "class C:\n    pass\nc = C(1)\n", "C() takes no arguments", 3),
+    (
+        "enum-value-not-found",
+        _script(X, before=SETTINGS_CLASSES + "d = Direction(7)\n"),
+        "7 is not the value of a member of Direction",
+        44,
+    ),
+    (
+        "dtype-compared",
+        _script(X + "if x.dtype() == DataType.Float:\n    fd.add_output(x)\n"),
+        "T0.dtype() is known only when the fusion runs with its inputs",
+        5,
+    ),
     (
         "private-method",
         "class A(FusionDefinition):\n    def _h(self):\n        pass\n",

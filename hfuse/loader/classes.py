@@ -180,7 +180,7 @@ class ScriptClass(TypeValue):
         if len(args) > len(fields):
             raise site.error(f"{self.name}() takes {len(fields)} fields but {len(args)} values were given")
         values = {spec.name: value for spec, value in zip(fields, args, strict=False)}
-        names = {spec.name for spec in fields}
+        names = [spec.name for spec in fields]
         for key, value in kwargs.items():
             if key not in names:
                 raise site.error(f"{self.name}() has no field {key}; its fields are {', '.join(names)}")
