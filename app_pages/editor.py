@@ -138,6 +138,8 @@ def script_facts() -> None:
             help="The definition every page shows, of the several the text holds",
         )
     st.caption(f"Read as: {script.format}")
+    if script.note:
+        st.caption(f"Sizes: {script.note}")
     if script.printed:
         st.caption("The script printed:")
         st.code(script.printed, language=None)

@@ -125,6 +125,21 @@ def test_run_of_a_fusion_writing_into_its_input_matches_the_reference(capsys, mo
     )
 
 
+def test_run_of_a_definition_declared_for_any_size_says_which_sizes_it_took(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    script = tmp_path / "dump.py"
+    script.write_text(
+        "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n"
+        "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
+        "    fd.add_output(fd.ops.exp(T0))\n"
+    )
+    code, out, err = run_cli(capsys, "run", str(script), "--device", "cpu")
+    assert (code, err) == (0, "") and out.startswith("note: the definition declares symbolic extents")
+    code, out, err = run_cli(capsys, "run", str(script), "--device", "cpu", "--json")
+    report = json.loads(out)
+    assert "each is taken as 8" in report["note"] and report["outputs"][0]["shape"] == [8, 8]
+
+
 BAD_SCRIPT = """import torch
 from nvfuser import FusionDefinition, DataType
 

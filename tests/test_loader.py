@@ -675,14 +675,33 @@ def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
 """
 
 
-def test_a_definition_with_symbolic_extents_and_no_inputs_says_how_to_write_them():
+def test_a_definition_with_symbolic_extents_and_no_inputs_loads_at_example_sizes():
+    """nvFuser's python_definition dumps and Thunder's fusions declare -1 extents and pass no inputs."""
+    script = load(BARE_DEFINITION, device="cpu")
+    assert "each is taken as 8" in script.note
+    x, ids, scale = script.inputs
+    assert x.dtype == torch.bfloat16 and x.shape == (8, 4) and x.stride() == (1, 8)  # stride order kept
+    assert ids.dtype == torch.int64 and ids.shape == (8,) and scale == 0.5
+    scaled, doubled = script.fd.execute(script.inputs)
+    torch.testing.assert_close(scaled, x.float() * scale)
+    assert torch.equal(doubled, ids + ids)
+    assert load(SEED, device="meta").note == ""  # a script with inputs has its own sizes
+
+
+FIXED_RESHAPE_OF_ANY_SIZE = """\
+def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    fd.add_output(fd.ops.reshape(T0, new_shape=[3, 5]))
+"""
+
+
+def test_example_sizes_that_do_not_fit_the_definition_ask_for_inputs():
     with pytest.raises(DefinitionError, match="for example") as caught:
-        load(BARE_DEFINITION, device="cpu")
+        load(FIXED_RESHAPE_OF_ANY_SIZE, device="cpu")
     snippet = caught.value.reason.split("is declared):\n", 1)[1]
     assert snippet.startswith("inputs = [") and snippet.rstrip().endswith("fd.execute(inputs)")
     header = "import torch\nfrom nvfuser import FusionDefinition, DataType\n"
     block = "\nwith FusionDefinition() as fd:\n    nvfuser_fusion_id0(fd)\n\n"
-    script = load(header + BARE_DEFINITION + block + snippet, device="cpu")
-    x, ids, scale = script.inputs
-    assert x.dtype == torch.bfloat16 and x.shape == (8, 4) and x.stride() == (1, 8)  # stride order kept
-    assert ids.dtype == torch.int64 and ids.shape == (8,) and scale == 0.5
+    fitted = snippet.replace("torch.randn(8,", "torch.randn(15,")
+    (x,) = load(header + FIXED_RESHAPE_OF_ANY_SIZE + block + fitted, device="cpu").inputs
+    assert x.shape == (15,)

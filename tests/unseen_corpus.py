@@ -25,14 +25,7 @@ PATHS = sorted(UNSEEN_DIR.glob("*.py"))
 
 # the error hfuse.load(text) raises today (the first one it meets, without its line and column) -> the
 # files that raise it
-_FAILING_LOADS: dict[str, list[str]] = {
-    (
-        "DefinitionError: input T0 has symbolic extents [-1, -1]: pass the input tensors, as in "
-        "fd.fusion(inputs) or fd.execute(inputs), so hfuse knows its shape"
-    ): [
-        "thunder_traces_doc_printed_definition",
-    ],
-}
+_FAILING_LOADS: dict[str, list[str]] = {}
 LOAD_FAILURES: dict[str, str] = {stem: error for error, stems in _FAILING_LOADS.items() for stem in stems}
 
 # file stem -> why its runs fail on every device although it loads: each a limit of the kernels

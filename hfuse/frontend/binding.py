@@ -26,6 +26,7 @@ from hfuse.frontend.records import (
     Record,
     ScalarInput,
     TensorInput,
+    TensorSpec,
 )
 from hfuse.ir import Fusion, Value
 from hfuse.layout import strides_for
@@ -292,7 +293,7 @@ def build(records: Sequence[Record], inputs: Sequence[Any] | None) -> Fusion:
     return Replay(records, inputs).run()
 
 
-EXAMPLE_EXTENT = 8  # what example_inputs writes for a symbolic extent
+EXAMPLE_EXTENT = 8  # what the example inputs take for a symbolic extent
 
 
 def example_inputs(records: Sequence[Record]) -> str:
@@ -301,17 +302,41 @@ def example_inputs(records: Sequence[Record]) -> str:
     lines = ["inputs = ["]
     for record in input_records(records):
         if isinstance(record, ScalarInput):
-            lines.append(f"    {_EXAMPLE_NUMBERS.get(record.dtype, 0.5)!r},")
+            lines.append(f"    {_example_number(record)!r},")
             continue
-        spec = record.spec
-        shape = [EXAMPLE_EXTENT if extent == -1 else extent for extent in spec.shape]
-        order = list(spec.stride_order) or list(range(len(shape) - 1, -1, -1))
-        outer_first = sorted(range(len(shape)), key=lambda d: -order[d])  # dims from the largest stride
-        made = _example_tensor([shape[d] for d in outer_first], spec.dtype)
-        if outer_first != list(range(len(shape))):
-            made += f".permute({', '.join(str(outer_first.index(d)) for d in range(len(shape)))})"
+        shape, permutation = _example_layout(record.spec)
+        made = _example_tensor(shape, record.spec.dtype)
+        if permutation is not None:
+            made += f".permute({', '.join(map(str, permutation))})"
         lines.append(f"    {made},")
     return "\n".join([*lines, "]", "fd.execute(inputs)"])
+
+
+def example_tensors(records: Sequence[Record]) -> list[Any]:
+    """The inputs `example_inputs` writes, as meta tensors (and numbers for the scalars)."""
+    made: list[Any] = []
+    for record in input_records(records):
+        if isinstance(record, ScalarInput):
+            made.append(_example_number(record))
+            continue
+        shape, permutation = _example_layout(record.spec)
+        tensor = torch.empty(shape, dtype=record.spec.dtype.torch, device="meta")
+        made.append(tensor if permutation is None else tensor.permute(permutation))
+    return made
+
+
+def _example_number(record: ScalarInput) -> Any:
+    return _EXAMPLE_NUMBERS.get(record.dtype, 0.5)
+
+
+def _example_layout(spec: TensorSpec) -> tuple[list[int], list[int] | None]:
+    """The shape to make, outermost dim first, and the permutation that gives the declared dim order
+    (None where they are the same)."""
+    shape = [EXAMPLE_EXTENT if extent == -1 else extent for extent in spec.shape]
+    order = list(spec.stride_order) or list(range(len(shape) - 1, -1, -1))
+    outer_first = sorted(range(len(shape)), key=lambda d: -order[d])  # dims from the largest stride
+    permutation = [outer_first.index(d) for d in range(len(shape))]
+    return [shape[d] for d in outer_first], None if outer_first == list(range(len(shape))) else permutation
 
 
 _EXAMPLE_NUMBERS = {DataType.Int: 3, DataType.Int32: 3, DataType.Bool: True}

@@ -20,7 +20,15 @@ from hfuse.backends import EAGER, HFUSE
 from hfuse.dtypes import DataType, python_dtype
 from hfuse.errors import DefinitionError, HfuseError, LimitError, ValidationError, loc_of
 from hfuse.frontend import legacy
-from hfuse.frontend.binding import build, coerce, draw_seed, input_records, signature, with_seeds
+from hfuse.frontend.binding import (
+    build,
+    coerce,
+    draw_seed,
+    example_tensors,
+    input_records,
+    signature,
+    with_seeds,
+)
 from hfuse.frontend.handles import Handle, Scalar, Tensor, Vector
 from hfuse.frontend.operands import NUMBER_TYPES
 from hfuse.frontend.ops import Ops
@@ -525,6 +533,12 @@ class FusionDefinition:
         assert self._recent is not None
         fusion, scalar_values = self._recent
         return print_fusion(fusion, scalar_values=scalar_values)
+
+    def example_inputs(self) -> list[Any]:
+        """Inputs the definition accepts, on the meta device: its declared extents, and 8 for each
+        symbolic one (-1), in each tensor's stride order; a number for each scalar."""
+        self._ensure_defined()
+        return example_tensors(self._records)
 
     def inputs(self) -> list[Tensor | Scalar]:
         """The inputs the definition declares (not the seed hfuse draws for random ops given none)."""

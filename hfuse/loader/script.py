@@ -20,6 +20,7 @@ import torch
 from hfuse import settings
 from hfuse.errors import DefinitionError, LimitError, Loc, ParseError, UnsupportedError
 from hfuse.frontend import FusionDefinition
+from hfuse.frontend.binding import EXAMPLE_EXTENT
 from hfuse.ir import Fusion
 from hfuse.loader import formats
 from hfuse.loader.budget import Budget
@@ -53,6 +54,7 @@ class Script:
     segments: tuple[str, ...] = ()
     segment: int = 0
     names: dict[str, str] = field(default_factory=dict)  # a fusion value -> the script's variable for it
+    note: str = ""  # what the reader chose for the script: the sizes of a definition it gives none
 
 
 def default_device() -> str:
@@ -88,9 +90,10 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
     fallback = position(reader.inputs_node or reader.definition_node)
     try:
         if inputs is None:
-            fusion = fd.fusion()
+            fusion, note = _fusion_without_inputs(fd)
             real_inputs = random_inputs(fusion, target)
         else:
+            note = ""
             fd.fusion(meta_twins(inputs))  # a dry build: every definition and size error before allocating
             real_inputs = fd.complete_inputs(materialize(inputs, target))  # with a drawn seed
             fusion = fd.fusion(real_inputs)
@@ -100,7 +103,33 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
     labels = tuple(s.label for s in found) or (tuple(runs) if len(runs) > 1 else ())
     layout = formats.recognise(prepared, tree, found, len(labels), reader.lone_function is not None)
     return Script(
-        text, fd, real_inputs, fusion, layout, "".join(reader.printed), labels, index, reader.value_names
+        text,
+        fd,
+        real_inputs,
+        fusion,
+        layout,
+        "".join(reader.printed),
+        labels,
+        index,
+        reader.value_names,
+        note,
+    )
+
+
+def _fusion_without_inputs(fd: FusionDefinition) -> tuple[Fusion, str]:
+    """The Fusion of a script that passes no inputs, and a note where its sizes were chosen: a definition
+    declared for any size (-1 extents, as nvFuser's python_definition dumps and Thunder's fusions are)
+    is built at example sizes, when they fit it; else the error that asks for inputs."""
+    try:
+        return fd.fusion(), ""
+    except DefinitionError as declared:
+        try:
+            fusion = fd.fusion(fd.example_inputs())
+        except DefinitionError:
+            raise declared from None
+    return fusion, (
+        f"the definition declares symbolic extents (-1) and the script passes no inputs: each is taken as "
+        f"{EXAMPLE_EXTENT}; add an inputs list and fd.execute(inputs) to choose the sizes"
     )
 
 

@@ -223,8 +223,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if args.json:
         report = _run_report(args.backend, done.device, done.profile, done.comparison, done.outputs)
-        print(json.dumps(report))
+        print(json.dumps({**report, "note": done.script.note} if done.script.note else report))
     else:
+        if done.script.note:
+            print(f"note: {done.script.note}\n")
         print(format_kernel_table(done.profile) if done.profile else format_eager_table(done.device))
         print()
         print(format_outputs(done.outputs))

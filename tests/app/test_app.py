@@ -219,6 +219,14 @@ def test_the_editor_says_what_a_pasted_text_was_read_as(name, layout):
     assert f"Read as: {layout}" in captions(at)
 
 
+def test_a_dump_declared_for_any_size_is_drawn_at_example_sizes_that_the_editor_names():
+    text = (ROOT / "tests" / "unseen" / "thunder_traces_doc_printed_definition.py").read_text()
+    at = type_text(use_plain_editor(open_app()), text)
+    assert not at.exception and not errors(at)
+    assert any(c.startswith("Sizes: ") and "each is taken as 8" in c for c in captions(at))
+    assert graph_sources(at)
+
+
 def test_a_segments_dump_shows_a_segment_choice_that_every_page_follows():
     text = (PASTED / "segments_dump.txt").read_text()
     at = type_text(use_plain_editor(open_app()), text)
