@@ -690,9 +690,10 @@ def test_the_code_page_shows_tritons_lowering_of_a_kernel_for_an_h200():
 
 
 def test_a_definition_without_inputs_shows_the_inputs_to_add_as_code():
+    """Its -1 extents cannot be the example 8: the reshape needs 15 elements."""
     bare = "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n"
     bare += "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=True, dtype=DataType.Float)\n"
-    bare += "    fd.add_output(fd.ops.exp(T0))\n"
+    bare += "    fd.add_output(fd.ops.reshape(T0, new_shape=[3, 5]))\n"
     at = open_app(f=share.encode_definition(bare), v="1")
     assert any("symbolic extents" in e for e in errors(at))
     assert any(c.value.startswith("inputs = [\n    torch.randn(8, 8, dtype=torch.float32") for c in at.code)
