@@ -147,3 +147,35 @@ def test_a_script_with_one_definition_is_its_only_segment():
     assert load(text, device="meta", segment=0).fusion == load(text, device="meta").fusion
     with pytest.raises(UnsupportedError, match="the script holds one definition: pick 0"):
         load(text, device="meta", segment=1)
+
+
+# a test method copied out of nvFuser's test class: indented, run by self.exec_nvfuser, checked by self
+TEST_METHOD = """\
+    def test_sum_per_dim(self):
+        inputs = [torch.randn(3, 5, device="cuda")]
+
+        for dim in (0, 1):
+
+            def fusion_func(fd: FusionDefinition):
+                t0 = fd.from_pytorch(inputs[0])
+                fd.add_output(fd.ops.sum(fd.ops.exp(t0), dims=[dim]))
+
+            nvf_out, _ = self.exec_nvfuser(fusion_func, inputs, supports_segmentation=False)
+            self.assertEqual(len(inputs), 1)
+            self.assertEqual(nvf_out[0], torch.exp(inputs[0]).sum(dim))
+"""
+
+
+@pytest.mark.parametrize("segment", [0, 1])
+def test_a_test_method_pasted_alone_runs_each_definition_its_test_case_would(segment):
+    script = load(TEST_METHOD, device="cpu", segment=segment)
+    assert script.format == "nvFuser test method (2 definitions)" and script.text == TEST_METHOD
+    (x,) = script.inputs
+    torch.testing.assert_close(script.fd.execute(script.inputs)[0], x.exp().sum(segment))
+
+
+def test_an_error_in_a_pasted_test_method_is_placed_on_its_own_line():
+    text = TEST_METHOD.replace("fd.ops.exp(t0)", "fd.ops.exq(t0)")
+    with pytest.raises(ParseError, match="did you mean") as caught:
+        load(text, device="meta")
+    assert caught.value.loc.line == 8

@@ -95,6 +95,8 @@ TORCH = {
     "linear_add_from_pytorch": lambda x, r, w: [F.linear(x, w) + r],
     "gather_after_add": lambda a, b, i: [torch.gather(a + b, 0, i)],
     "reshape_vector_input": lambda x, *shape: [x.reshape(shape).sum(3)],
+    "pasted_method_expand": lambda a, b: [a.expand(b.size()) + b],
+    "pasted_method_gather": lambda x, y, index: [torch.gather(x + y, 0, index)],
     "reshape_size_and_scalars": lambda x, d1, d2: [x.reshape(3, d1, d2)],
     "reshape_extent_arithmetic": lambda n, x: [x.reshape(n, -1).sum(1)],
     "empty_reshape": lambda x: [x.reshape(5, 0)],

@@ -21,6 +21,7 @@ SCRIPT = "fusion definition script"
 ERROR_REPRO = "nvFuser error repro"
 DEFINITION_DUMP = "nvFuser python_definition dump"
 THUNDER_REPRO = "Thunder repro"
+TEST_METHOD = "nvFuser test method"
 
 _GROUP_HEADER = re.compile(r"^Python definition for segmented group (\d+):\s*$")
 _FENCE_START = re.compile(r"^\s*```\s*(python|py)\s*$")
@@ -114,9 +115,16 @@ def segments(tree: ast.Module, prepared: Prepared) -> list[Segment]:
 
 
 def recognise(
-    prepared: Prepared, tree: ast.Module, found: list[Segment], definitions: int, lone_function: bool
+    prepared: Prepared,
+    tree: ast.Module,
+    found: list[Segment],
+    definitions: int,
+    lone_function: bool,
+    test_method: bool = False,
 ) -> str:
     """What produced the script, in words, for `Script.format`; `definitions` counts those it holds."""
+    if test_method:
+        return TEST_METHOD + (f" ({definitions} definitions)" if definitions > 1 else "")
     if definitions > 1 and not (found and isinstance(found[0].definition, ast.FunctionDef)):
         return f"{SCRIPT} ({definitions} definitions)"
     if found:

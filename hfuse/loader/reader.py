@@ -48,6 +48,7 @@ from hfuse.loader.functions import UserFunction
 from hfuse.loader.inputs import check_total_bytes, is_input_list
 from hfuse.loader.interpreter import Scope
 from hfuse.loader.modules import standard_module
+from hfuse.loader.pasted_test import calling_it, pasted_test_method
 from hfuse.loader.python_builtins import builtin_names
 from hfuse.loader.source import SUPPORTED, Source, dotted_name, is_docstring, position
 from hfuse.loader.statements import Interpreter, _LoopExit, _Return
@@ -100,6 +101,7 @@ class ScriptReader(Interpreter):
         self.lone_function: ast.FunctionDef | None = None  # the definition function run without a block
         self.recorded_ops = 0
         self.run_inputs: tuple[ast.AST, Any] | None = None  # what the first fd.execute(...) passes
+        self.pasted_test: ast.FunctionDef | None = None  # the test method called, for a pasted one
         self.has_run = False  # whether a run call of any of the script's definitions was passed over
         self.inputs_node: ast.AST | None = None  # the last top-level assignment of `inputs`
         self.deferred: list[Callable[[], None]] = []
@@ -125,6 +127,8 @@ class ScriptReader(Interpreter):
                 self._bind_skipped_block(statement)
         self.reading_top_level = False
         self._record_deferred()
+        if self.fd is None and not self.runs.labels and not self.fixed_segments:
+            self._run_pasted_test(tree)
         if self.fd is None and self.runs.labels:
             raise choice_error(run, len(self.runs.labels))
         if self.fd is None:
@@ -136,6 +140,16 @@ class ScriptReader(Interpreter):
                 loc=self.source.loc(self.definition_node),
             )
         return self.fd.fd, self._inputs()
+
+    def _run_pasted_test(self, tree: ast.Module) -> None:
+        """A test method of nvFuser's suite, called with a stand-in test case (see pasted_test)."""
+        method = pasted_test_method(tree)
+        if method is None:
+            return
+        self.current = self.pasted_test = method
+        for statement in calling_it(method):
+            self.run_statement(statement, self.globals)
+        self._record_deferred()
 
     def _record_deferred(self) -> None:
         while self.deferred:

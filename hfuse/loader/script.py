@@ -71,7 +71,7 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
     if not isinstance(text, str):
         raise ParseError(f"a script is text, not {type(text).__name__}", loc=Loc(1, 1))
     target = _target_device(device)
-    source = Source.of(text)
+    source = Source.of(_without_common_indent(text))
     check_text(source)
     prepared, tree = _parse(source)
     check_tree_depth(source, tree)
@@ -101,7 +101,8 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
         raise source.placed(err, fallback) from None
     runs = reader.runs.labels
     labels = tuple(s.label for s in found) or (tuple(runs) if len(runs) > 1 else ())
-    layout = formats.recognise(prepared, tree, found, len(labels), reader.lone_function is not None)
+    lone = reader.lone_function is not None
+    layout = formats.recognise(prepared, tree, found, len(labels), lone, reader.pasted_test is not None)
     return Script(
         text,
         fd,
@@ -114,6 +115,17 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
         reader.value_names,
         note,
     )
+
+
+def _without_common_indent(text: str) -> str:
+    """A method pasted from a test class is indented as a whole: read as written at the top level (the
+    indent of its first line of code taken off every line that has it; comments may stand anywhere)."""
+    lines = text.split("\n")
+    first = next((line for line in lines if line.strip() and not line.lstrip().startswith("#")), "")
+    indent = first[: len(first) - len(first.lstrip())]
+    if not indent:
+        return text
+    return "\n".join(line[len(indent) :] if line.startswith(indent) else line for line in lines)
 
 
 def _fusion_without_inputs(fd: FusionDefinition) -> tuple[Fusion, str]:
