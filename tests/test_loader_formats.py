@@ -179,3 +179,39 @@ def test_an_error_in_a_pasted_test_method_is_placed_on_its_own_line():
     with pytest.raises(ParseError, match="did you mean") as caught:
         load(text, device="meta")
     assert caught.value.loc.line == 8
+
+
+# a test function of the nvfuser_direct suite, pasted alone: the names its module imports and defines
+# (partial, F, torch_dtype_to_nvfuser_dtype, LOW_VAL, its skip helpers) are the suite's own
+DIRECT_TEST_FUNCTION = """\
+def test_scaled_tanh(nvfuser_direct_test):
+    skip_if_global_memory_below_gb(8)
+    inputs = [
+        torch.testing.make_tensor((4, 6), dtype=torch.bfloat16, device="cuda", low=LOW_VAL, high=HIGH_VAL)
+    ]
+    scale = partial(math.pow, 2.0)(3)
+    dtype = torch_dtype_to_nvfuser_dtype(inputs[0].dtype)
+
+    def fusion_func(fd: FusionDefinition):
+        t0 = fd.from_pytorch(inputs[0])
+        t1 = fd.ops.tanh(fd.ops.cast(t0, DataType.Float))
+        fd.add_output(fd.ops.cast(fd.ops.mul(t1, scale), dtype))
+
+    nvf_out, _ = nvfuser_direct_test.exec_nvfuser(fusion_func, inputs)
+    eager_out = F.tanh(inputs[0].float()) * scale
+    nvfuser_direct_test.assertEqual(eager_out.bfloat16(), nvf_out[0])
+"""
+
+
+def test_a_direct_suite_test_function_pasted_alone_finds_its_modules_names():
+    script = load(DIRECT_TEST_FUNCTION, device="cpu")
+    assert script.format == "nvFuser test method"
+    (x,) = script.inputs
+    assert x.dtype == torch.bfloat16 and bool(((x >= -2) & (x <= 2)).all())
+    torch.testing.assert_close(script.fd.execute(script.inputs)[0], (x.float().tanh() * 8.0).bfloat16())
+
+
+def test_a_name_the_script_binds_itself_is_not_replaced_by_the_suites():
+    own = "LOW_VAL = 5\nHIGH_VAL = 6\n" + DIRECT_TEST_FUNCTION
+    (x,) = load(own, device="cpu").inputs
+    assert bool(((x >= 5) & (x <= 6)).all())

@@ -48,7 +48,13 @@ from hfuse.loader.functions import UserFunction
 from hfuse.loader.inputs import check_total_bytes, is_input_list
 from hfuse.loader.interpreter import Scope
 from hfuse.loader.modules import standard_module
-from hfuse.loader.pasted_test import calling_it, pasted_test_method
+from hfuse.loader.pasted_test import (
+    SUITE_TORCH_MODULES,
+    bound_names,
+    calling_it,
+    pasted_test_method,
+    suite_context,
+)
 from hfuse.loader.python_builtins import builtin_names
 from hfuse.loader.source import SUPPORTED, Source, dotted_name, is_docstring, position
 from hfuse.loader.statements import Interpreter, _LoopExit, _Return
@@ -147,8 +153,13 @@ class ScriptReader(Interpreter):
         if method is None:
             return
         self.current = self.pasted_test = method
-        for statement in calling_it(method):
-            self.run_statement(statement, self.globals)
+        for statement in suite_context(method):  # what the script does not bind itself
+            if all(self.globals.lookup(name) is MISSING for name in bound_names(statement)):
+                self.run_statement(statement, self.globals)
+        for name, module in SUITE_TORCH_MODULES.items():
+            if self.globals.lookup(name) is MISSING:
+                self.globals.names[name] = TorchNamespace(module)
+        self.run_statement(calling_it(method), self.globals)
         self._record_deferred()
 
     def _record_deferred(self) -> None:
