@@ -12,6 +12,7 @@ the suite's module imports are bound where the script leaves them unbound.
 from __future__ import annotations
 
 import ast
+import copy
 
 TEST_CASE = "NvFuserTestCase"
 # what nvFuser's test module imports and the loader reads, for a method pasted without them
@@ -69,6 +70,11 @@ class {TEST_CASE}:
 """
 
 
+# parsed once, at import: the app's sessions load scripts in threads, and CPython 3.11's parser must not
+# run in two at once (see loader.script._PARSING)
+_CONTEXT = [*ast.parse(SUITE_IMPORTS).body, *ast.parse(_STAND_IN).body]
+
+
 def pasted_test_method(tree: ast.Module) -> ast.FunctionDef | None:
     """The script's one top-level `def test_...(self)` (or, of the nvfuser_direct suite, a test function
     taking its `nvfuser_direct_test` fixture), where it has exactly one."""
@@ -86,7 +92,7 @@ def pasted_test_method(tree: ast.Module) -> ast.FunctionDef | None:
 def suite_context(method: ast.FunctionDef) -> list[ast.stmt]:
     """The suite's imports, the constants of its repro module (the bounds of make_tensor), its GPU checks
     (every GPU is recent and large enough) and the stand-in test case, placed at the method's line."""
-    return _placed(method, [*ast.parse(SUITE_IMPORTS).body, *ast.parse(_STAND_IN).body])
+    return _placed(method, copy.deepcopy(_CONTEXT))
 
 
 def bound_names(statement: ast.stmt) -> list[str]:
@@ -101,14 +107,15 @@ def bound_names(statement: ast.stmt) -> list[str]:
 
 def calling_it(method: ast.FunctionDef) -> ast.stmt:
     """The call of `method` with a stand-in test case, placed at the method's line."""
-    return _placed(method, [ast.parse(f"{method.name}({TEST_CASE}())").body[0]])[0]
+    stand_in = ast.Call(ast.Name(TEST_CASE, ast.Load()), [], [])
+    return _placed(method, [ast.Expr(ast.Call(ast.Name(method.name, ast.Load()), [stand_in], []))])[0]
 
 
 def _placed(method: ast.FunctionDef, statements: list[ast.stmt]) -> list[ast.stmt]:
     """`statements` located at the method's line, so that what they record and refuse is placed there."""
     for statement in statements:
         for node in ast.walk(statement):
-            if hasattr(node, "lineno"):
+            if "lineno" in node._attributes:
                 node.lineno, node.end_lineno = method.lineno, method.lineno
                 node.col_offset, node.end_col_offset = method.col_offset, method.col_offset
     return statements
