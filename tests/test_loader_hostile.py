@@ -175,6 +175,13 @@ HOSTILE = [
         3,
     ),
     (
+        "classes-made-in-a-loop",
+        "def f():\n    class A:\n        x = 1\n    return A\nwhile True:\n    f()\n",
+        LimitError,
+        STEPS,
+        5,
+    ),
+    (
         "class-body-loop",
         "class A:\n    x = 0\n    while True:\n        x += 1\n",
         ParseError,

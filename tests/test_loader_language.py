@@ -694,6 +694,28 @@ EXP = X + "fd.add_output(fd.ops.exp(x))\n"
 CONSTRUCTS.append(("process-set-up-lines", _script(EXP, before=PROCESS_SET_UP), _script(EXP)))
 
 
+# a FusionDefinition subclass defined where it is used, inside a function, as nvFuser's tests write it
+SUBCLASS_IN_A_FUNCTION = """\
+def make(scale):
+    class Scaled(FusionDefinition):
+        def definition(self):
+            x = self.define_tensor(shape=[4, 6], contiguity=True, dtype=DataType.Float)
+            self.add_output(self.ops.mul(x, scale))
+
+    return Scaled()
+
+
+fd = make(2.0)
+"""
+CONSTRUCTS.append(
+    (
+        "subclass-inside-a-function",
+        HEADER + SUBCLASS_IN_A_FUNCTION,
+        _script(X + "fd.add_output(fd.ops.mul(x, 2.0))\n"),
+    )
+)
+
+
 @pytest.mark.parametrize(("script", "twin"), [c[1:] for c in CONSTRUCTS], ids=[c[0] for c in CONSTRUCTS])
 def test_a_construct_defines_the_same_fusion_as_its_straight_line_twin(script, twin):
     loaded = load(script, device="meta")

@@ -331,8 +331,6 @@ class ScriptReader(Interpreter):
         return functions[0]
 
     def _run_ClassDef(self, statement: ast.ClassDef, scope: Scope) -> None:
-        if scope is not self.globals:
-            raise self.unsupported(statement)
         if not self._derives_from_definition(statement, scope):
             scope.names[statement.name] = define_class(self, statement, scope)
             return
