@@ -44,8 +44,13 @@ def definition_in_url(page) -> str:
     return share.decode_definition(params["f"][0])
 
 
+EDITOR_FRAME = "iframe[title*='code_editor']"
+
+
 def editor(page):
-    return page.frame_locator("iframe[title*='code_editor']").locator(".ace_editor")
+    """The editor, once a rerun that made a new one has removed the old (both stand for a moment)."""
+    page.wait_for_function(f"document.querySelectorAll({EDITOR_FRAME!r}).length === 1")
+    return page.frame_locator(EDITOR_FRAME).locator(".ace_editor")
 
 
 def editor_text(page) -> str:

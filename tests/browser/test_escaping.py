@@ -29,6 +29,7 @@ LINKS = {
     "format version": ({"f": SEED, "v": PAYLOAD}, PAYLOAD),
     "short id": ({"s": PAYLOAD, "v": "1"}, "<script>alert(1)</script>"),
 }
+SHOWN_IN = "[data-testid='stAlert'], [data-testid='stCode']"
 INJECTED = (
     "img[src='x'], img[src*='127.0.0.1'], a[href^='javascript'], [data-testid='stAlert'] a, "
     "[data-testid='stAlert'] .katex, [data-testid='stAlert'] strong + strong, "
@@ -42,9 +43,10 @@ def test_user_text_is_shown_literally_and_runs_nothing(app_url, page, params, sh
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(f"{app_url}/?{urllib.parse.urlencode(params)}")
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached")
-    page.locator("[data-testid='stAlert']:visible").first.wait_for()
+    # the message quoting the text (every case shows the script tag), however long the page takes
+    page.locator(SHOWN_IN, has_text="<script>alert(1)</script>").first.wait_for()
     page.wait_for_timeout(1000)  # time for any injected handler to fire
-    shown_texts = page.locator("[data-testid='stAlert'], [data-testid='stCode']").all_inner_texts()
+    shown_texts = page.locator(SHOWN_IN).all_inner_texts()
     texts = [t.replace("\u2060", "") for t in shown_texts]  # the joiners that keep URLs from linking
     assert [t for t in texts if shown in t], texts
     assert page.locator(INJECTED).count() == 0, [
