@@ -84,6 +84,7 @@ class Lowering:
         self.wide_index = wide_index
         self.reducer = reducer
         self.loaded: list[tuple[str, Index]] = []  # every global load, for layout probes
+        self.program_conditions: dict[str, str] = {}  # a condition on the program's position: its 0-d form
         self.positions = SourceText(self.assign)
 
     # ---- public ----------------------------------------------------------------------------
@@ -202,6 +203,8 @@ class Lowering:
                 text = widen(text, value.dtype)
             return self.body.assign(text, value.name.lower())
         offset = self.offset(value, index.dims)
+        if not self.body.deps_of(offset):
+            offset = self._inside_or_first(index, offset)
         address = f"{pointer(value.name)} + {offset}" if offset != "0" else pointer(value.name)
         mask = self._block_mask(self.mask_text(index.mask) if self.body.deps_of(offset) else None, offset)
         text = f"tl.load({address}, mask={mask}, other=0)" if mask else f"tl.load({address})"
@@ -209,6 +212,15 @@ class Lowering:
             text = widen(text, value.dtype)
         self.loaded.append((value.name, index))
         return self.body.assign(text, value.name.lower())
+
+    def _inside_or_first(self, index: Index, offset: str) -> str:
+        """A load at one address for the whole program (a row's first element, say) reads the tensor's
+        first element where the program's position lies outside the tensor (in another piece of a cat,
+        or a pad's fill): that value is not used, and the address stays inside the tensor."""
+        conditions = [self.program_conditions[c] for c in sorted(index.mask) if c in self.program_conditions]
+        if not conditions or offset == "0":
+            return offset
+        return self.assign(f"tl.where({' & '.join(conditions)}, {offset}, 0)", "at")
 
     # ---- dispatch --------------------------------------------------------------------------
     def _lower(self, expr: Expr, name: str, index: Index) -> dict[str, str]:
@@ -357,6 +369,8 @@ class Lowering:
             for part in inside
         ]
         condition = self.assign(" & ".join(parts), "inside")
+        if not any(self.body.deps_of(part) for part in inside):
+            self.program_conditions[condition] = " & ".join(f"({part})" for part in inside)
         return Index(named, index.mask | {condition}), condition
 
     def _movement(self, expr: Expr, index: Index) -> str:
