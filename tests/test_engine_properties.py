@@ -154,6 +154,15 @@ def _pad_along_a_programs_dim_and_a_tiled_one() -> Fusion:
     return b.build()
 
 
+def _softmax_of_rows_of_one_expanded_value() -> Fusion:
+    """Rows that are one value expanded (stride 0): a block of columns adds a block's worth of exp to the
+    running sum, though the value is read once a row."""
+    b = Builder()
+    x = b.define_tensor((2, 8192), F32, (1, 0))
+    b.add_output(b.softmax(x, 1))
+    return b.build()
+
+
 REGRESSIONS = [
     ("scalar_between_kernels", _scalar_between_kernels),
     ("casts_to_reduced_floats", _casts_to_reduced_floats),
@@ -168,6 +177,7 @@ REGRESSIONS = [
     ("mean_of_the_largest_values_and_a_small_one", _mean_of_the_largest_values_and_a_small_one),
     ("addcmul_onto_one_broadcast_element", _addcmul_onto_one_broadcast_element),
     ("pad_along_a_programs_dim_and_a_tiled_one", _pad_along_a_programs_dim_and_a_tiled_one),
+    ("softmax_of_rows_of_one_expanded_value", _softmax_of_rows_of_one_expanded_value),
 ]
 
 

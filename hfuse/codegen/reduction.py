@@ -315,6 +315,8 @@ class RowReducer:
         with self.columns() as columns:
             full = self.full_index(columns, rows)
             value = convert(lowering.value(source.name, full), source.dtype, DataType.Float)
+            if not {"row", columns.axis} <= body.deps_of(value):  # one value a row (an expanded input)
+                value = f"{value} + tl.zeros([{layout.rows}, {layout.cols}], tl.float32)"
             mask = lowering.mask_text(full.mask)
             if mask:
                 value = f'tl.where({mask}, {value}, float("-inf"))'
