@@ -90,7 +90,23 @@ def convert(expr: str, source: DataType, target: DataType) -> str:
         if compute_type(source) != to:  # ints, bools and doubles round through fp32, as torch does
             expr = to_type(expr, to)
         return widen(round_down(expr, target), target)
-    return expr if compute_type(source) == to else to_type(expr, to)
+    if compute_type(source) == to:
+        return expr
+    helper = FLOAT_TO_INT.get((compute_type(source), to))
+    if helper is not None and not _NUMBER.fullmatch(expr):
+        return f"{helper}({expr})"
+    return to_type(expr, to)
+
+
+# A float converted to an integer type on the GPU through the PTX conversion itself (mathlib): LLVM takes
+# an out-of-range conversion (inf, NaN, 1e30) for poison and may fold a comparison of its result into
+# anything, where the instruction saturates as torch's CUDA conversion does (inf is the largest integer).
+FLOAT_TO_INT = {
+    ("tl.float32", "tl.int64"): "_f32_to_i64",
+    ("tl.float32", "tl.int32"): "_f32_to_i32",
+    ("tl.float64", "tl.int64"): "_f64_to_i64",
+    ("tl.float64", "tl.int32"): "_f64_to_i32",
+}
 
 
 def round_down(expr: str, target: DataType) -> str:

@@ -450,6 +450,27 @@ else:
 """
 
 
+def _float_to_int(name: str, ptx: str, constraints: str, target: str) -> str:
+    """A float converted to an integer type by the PTX instruction Triton's conversion lowers to, as an
+    opaque step (emit.FLOAT_TO_INT says why); Triton's own conversion in the interpreter."""
+    return f"""
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+
+    @triton.jit
+    def {name}(x):
+        return x.to({target})
+
+else:
+
+    @triton.jit
+    def {name}(x):
+        return tl.inline_asm_elementwise(
+            "{ptx} $0, $1;", "{constraints}", [x], dtype={target}, is_pure=True, pack=1
+        )
+"""
+
+
 def _int_operand(name: str, rounded: str) -> str:
     """An integer operand in float32 math: on a GPU straight, in the interpreter as `rounded`, its value
     in the 16-bit type."""
@@ -518,6 +539,15 @@ else:
             ("_ceil_f32", "cvt.rpi.f32.f32", "tl.ceil"),
             ("_sqrt_f32", "sqrt.rn.f32", "tl.sqrt"),
             ("_rsqrt_f32", "rsqrt.approx.f32", "tl.rsqrt"),
+        )
+    },
+    **{
+        name: _float_to_int(name, ptx, constraints, target)
+        for name, ptx, constraints, target in (
+            ("_f32_to_i64", "cvt.rzi.s64.f32", "=l,f", "tl.int64"),
+            ("_f32_to_i32", "cvt.rzi.s32.f32", "=r,f", "tl.int32"),
+            ("_f64_to_i64", "cvt.rzi.s64.f64", "=l,d", "tl.int64"),
+            ("_f64_to_i32", "cvt.rzi.s32.f64", "=r,d", "tl.int32"),
         )
     },
     # An integer tensor beside a 16-bit float one in an op: torch's CUDA kernels convert it straight to the
