@@ -20,7 +20,6 @@ from hfuse.printer import print_fusion
 from hfuse.reference import evaluate
 from hfuse.segment import segment
 from hfuse.segment.model import SchedulerKind
-from hfuse.viz import ir_graph, segmentation_graph
 
 BATCH, HEADS, LENGTH, KEYS, HEAD_SIZE, VALUE_SIZE = 2, 3, 5, 7, 8, 4
 
@@ -291,6 +290,7 @@ def test_attention_is_a_torch_segment_between_kernels(strategy):
 
 
 def test_diagrams_name_the_roles_of_the_attention_operands():
+    viz = pytest.importorskip("hfuse.viz", reason="diagrams need the graphviz package")
     q, k, v = _qkv()
     bias = torch.randn(1, HEADS, LENGTH, KEYS)
     with FusionDefinition() as fd:
@@ -298,10 +298,10 @@ def test_diagrams_name_the_roles_of_the_attention_operands():
         out, *_ = fd.ops.sdpfa_fwd(tq, tk, tv, bias=tb, is_causal=True, scale=0.5)
         fd.add_output(out)
     fusion = fd.fusion([q, k, v, bias])
-    source = ir_graph(fusion).source
+    source = viz.ir_graph(fusion).source
     assert "sdpfa_fwd\\nbias: T3\\ndropout_p = 0.0\\nis_causal = True\\nscale = 0.5" in source
     assert "has_bias" not in source
-    clusters = segmentation_graph(fusion, segment(fusion)).source
+    clusters = viz.segmentation_graph(fusion, segment(fusion)).source
     assert "sdpfa_fwd runs in torch" in clusters
 
 
