@@ -12,6 +12,7 @@ import streamlit as st
 from hfuse.backends import STRATEGIES
 from hfuse.errors import HfuseError
 from hfuse.pipeline import Compiled
+from hfuse.roofline import roofline_points
 from hfuse.runtime.device import device_name, has_cuda
 from hfuse.service.measure import CLONE, DESCRIPTIONS, ROUNDS
 from hfuse.service.request import RunRequest, RunResult
@@ -21,7 +22,7 @@ from hfuse.tools.run_table import kernel_table_csv
 from hfuse.units import format_bytes, format_ms
 from ui import pipeline, run_estimate, state, views
 from ui.literal import literal
-from ui.roofline import roofline_chart, roofline_points
+from ui.roofline import roofline_chart
 
 RUN_TIMES = "run_times"  # server clock (asked, started, finished) of the run whose report is shown
 CANCEL = "cancel_run"  # the Cancel button shown while a run goes on: true in the rerun its click makes

@@ -291,15 +291,35 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         done = run_script(args)
         script = done.script
-        run = RunSummary(args.backend, done.device, done.profile, done.comparison.ok, done.comparison.message)
+        timings = _measured_beside_torch(args, done) if args.compare else ()
+        run = RunSummary(
+            args.backend, done.device, done.profile, done.comparison.ok, done.comparison.message, timings
+        )
     compiled = compile_strategies(script, alias_outputs=not args.no_alias)
-    page = report_html(script, compiled, alias_outputs=not args.no_alias, run=run)
+    irs = None
+    if args.triton_irs:
+        from hfuse.tools.triton_ir import TARGET, triton_irs
+
+        kernels = sum(len(c.kernels) for c in compiled.values())
+        print(f"compiling {kernels} kernels with Triton for {TARGET}...", flush=True)
+        irs = dict(zip(compiled, triton_irs(list(compiled.values())), strict=True))
+    page = report_html(script, compiled, alias_outputs=not args.no_alias, run=run, irs=irs)
     try:
         Path(args.output).write_text(page, encoding="utf-8")
     except OSError as err:
         raise HfuseError(f"cannot write {args.output}: {err.strerror or err}") from None
     print(f"wrote {args.output} ({len(page.encode()) / 1e3:.0f} kB)")
     return 0 if run is None or run.ok else 1
+
+
+def _measured_beside_torch(args: argparse.Namespace, done: ScriptRun) -> tuple[Any, ...]:
+    if done.device != "cuda":
+        raise HfuseError("--compare measures beside torch on a GPU; Triton's interpreter times nothing")
+    from hfuse.service.measure import compare_case
+
+    print("measuring beside torch eager, torch.compile and a clone...", flush=True)
+    timings, _ = compare_case(done.script, backend=args.backend, alias_outputs=not args.no_alias)
+    return tuple(timings)
 
 
 def cmd_bench_script(args: argparse.Namespace) -> int:
@@ -358,6 +378,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(report)
     report.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
     report.add_argument("--no-run", action="store_true", help="leave the run out (nothing is allocated)")
+    report.add_argument(
+        "--compare", action="store_true", help="also time the run beside torch eager and torch.compile (GPU)"
+    )
+    report.add_argument(
+        "--triton-irs",
+        action="store_true",
+        help="add Triton's TTIR, TTGIR, LLVM IR and PTX of every kernel (compiled for sm_90, any machine)",
+    )
     report.set_defaults(handler=cmd_report)
 
     bench_script = commands.add_parser(

@@ -1,8 +1,10 @@
 """A fusion as one HTML file to attach to an issue: the definition, its IR, how each strategy cuts it
-(diagrams as inline SVG, with the reasons), the generated Triton source and, after a run, the kernel
-table and the validation. Nothing in the file is loaded from the network and it holds no script: every
-text from the definition is escaped, and the diagrams are the SVG graphviz's `dot` writes, whose labels
-it escapes itself.
+(diagrams as inline SVG, with the reasons), each compile's pipeline step by step (the IR through the
+passes with what each changed, and where asked Triton's own IRs of every kernel), the generated Triton
+source and, after a run, the kernel table, the validation, the segmentation shaded by each kernel's
+share of the run and the roofline. Nothing in the file is loaded from the network and it holds no
+script: every text from the definition is escaped, and the diagrams are the SVG graphviz's `dot` writes,
+whose labels it escapes itself.
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ from hfuse.backends import NAIVE, STRATEGIES
 from hfuse.loader import Script
 from hfuse.pipeline import Compiled, compile_fusion
 from hfuse.printer import print_fusion
+from hfuse.roofline import roofline_points
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.segment.report import format_segmentation
 from hfuse.service.measure import CLONE, Timing
+from hfuse.stages import compile_stages
+from hfuse.tools.roofline_svg import roofline_svg
+from hfuse.tools.triton_ir import TARGET, LaunchIRs
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 80rem; padding: 0 1rem; }
@@ -31,6 +37,7 @@ td, th { border: 1px solid #ddd; padding: 0.3rem 0.6rem; }
 th { background: #f0f0f0; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .diagram svg { max-width: 100%; height: auto; } .note { color: #666; font-size: 0.85rem; }
 .bad { color: #b00020; font-weight: 600; } .ok { color: #1b7f3b; font-weight: 600; }
+.same { color: #888; } summary { cursor: pointer; }
 @media (prefers-color-scheme: dark) {
   body { background: #111; color: #ddd; } pre { background: #1c1f24; } th { background: #222; }
   td, th { border-color: #333; } .diagram svg { background: #fff; }
@@ -92,9 +99,14 @@ def compile_strategies(script: Script, alias_outputs: bool) -> dict[str, Compile
 
 
 def report_html(
-    script: Script, compiled: dict[str, Compiled], alias_outputs: bool, run: RunSummary | None
+    script: Script,
+    compiled: dict[str, Compiled],
+    alias_outputs: bool,
+    run: RunSummary | None,
+    irs: dict[str, list[LaunchIRs]] | None = None,
 ) -> str:
-    """The whole report of a loaded script compiled by each strategy; `run` adds the run's kernel table."""
+    """The whole report of a loaded script compiled by each strategy; `run` adds the run's kernel table,
+    its shaded segmentation and roofline; `irs` (by strategy) adds Triton's IRs of each kernel launch."""
     fusion = script.fusion
     title = f"{len(fusion.inputs)} inputs, {len(fusion.exprs)} ops, {len(fusion.outputs)} outputs"
     outputs = "views allowed" if alias_outputs else "contiguous outputs"
@@ -108,11 +120,12 @@ def report_html(
         f"outputs: {_e(outputs)}; kernels: {_e(counts)}</p>",
     ]
     if run is not None:
-        parts += _run_section(run)
+        parts += _run_section(run, compiled.get(run.backend))
     parts += ["<h2>Definition</h2>", _pre(script.text), "<h2>IR</h2>", _pre(print_fusion(fusion))]
     parts += _diagram(lambda viz: viz.ir_graph(fusion))
     for strategy, stages in compiled.items():
         parts += _strategy_section(strategy, stages)
+        parts += _pipeline_section(strategy, stages, (irs or {}).get(strategy))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
@@ -128,7 +141,32 @@ def _strategy_section(strategy: str, compiled: Compiled) -> list[str]:
     return parts
 
 
-def _run_section(run: RunSummary) -> list[str]:
+def _pipeline_section(strategy: str, compiled: Compiled, irs: list[LaunchIRs] | None) -> list[str]:
+    """The IR as defined and after each pass, each step flagged changed or not and shown as its diff
+    against the step before; then Triton's IRs of each kernel launch, where they were asked for."""
+    parts = [f"<h3>Pipeline ({_e(strategy)}): the IR through the passes</h3>"]
+    for number, stage in enumerate(compile_stages(compiled), start=1):
+        if stage.name.startswith(("segmentation", "kernel ")):
+            break  # shown above: the segmentation with its reasons, each kernel's source
+        if stage.follows is None:
+            flag = "the start"
+        else:
+            flag = "changed" if stage.changed else '<span class="same">no change</span>'
+        shown = stage.diff or stage.text
+        summary = f"{number}. {_e(stage.name)}: {flag}"
+        parts.append(f"<details><summary>{summary}</summary>{_pre(shown)}</details>")
+    if irs is None:
+        return parts
+    parts.append(f"<h3>Triton's IRs of each kernel launch ({_e(strategy)}, compiled for {TARGET})</h3>")
+    for launch in irs:
+        for stage, text in launch.irs.items():
+            lines = len(text.splitlines())
+            summary = f"{launch.kernel}: {stage.upper()} ({lines:,} line{'s' if lines != 1 else ''})"
+            parts.append(f"<details><summary>{_e(summary)}</summary>{_pre(text)}</details>")
+    return parts
+
+
+def _run_section(run: RunSummary, compiled: Compiled | None) -> list[str]:
     state = (
         '<span class="ok">matches the torch reference</span>'
         if run.ok
@@ -152,7 +190,38 @@ def _run_section(run: RunSummary) -> list[str]:
     parts += [f"<table><tr>{head}</tr>{body}</table>", f"<p>{_e(total)}</p>"]
     if not profile.times_meaningful:
         parts.append('<p class="note">Times are not meaningful in Triton\'s interpreter (no GPU).</p>')
-    return parts + _comparison(run.comparison)
+    if compiled is not None:
+        parts += _shaded_segmentation(profile, compiled)
+    parts += _comparison(run.comparison)
+    return parts + _roofline(profile, run.comparison)
+
+
+def _shaded_segmentation(profile: FusionProfile, compiled: Compiled) -> list[str]:
+    """The run's segmentation with each segment shaded by its share of the run."""
+    what = "kernel time" if profile.times_meaningful else "bytes moved (times mean nothing on the CPU)"
+    caption = (
+        f'<p class="note">The deeper the orange, the larger the segment\'s share of the '
+        f"{what}; each segment's title gives its figures.</p>"
+    )
+    return ["<h3>Where the run went</h3>", caption] + _diagram(
+        lambda viz: viz.segmentation_graph(
+            compiled.scheduled, compiled.segmentation, measured=viz.measured_segments(profile)
+        )
+    )
+
+
+def _roofline(profile: FusionProfile, timings: tuple[Timing, ...]) -> list[str]:
+    svg = roofline_svg(roofline_points(profile, timings), profile.peak_bandwidth_gbs, profile.peak_flops)
+    if not svg:
+        return []
+    return [
+        "<h3>Roofline</h3>",
+        '<p class="note">Each timed kernel, and each candidate\'s whole call, as arithmetic intensity (the '
+        "operations of its ops over the bytes it moved) against the operations a second it reached; the "
+        "dashed line is the device's bandwidth roof up to its float32 peak. A point under the slope is "
+        "bound by memory, and its distance to the line is what is left to gain.</p>",
+        f'<div class="diagram">{svg}</div>',
+    ]
 
 
 def _comparison(timings: tuple[Timing, ...]) -> list[str]:

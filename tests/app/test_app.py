@@ -14,6 +14,7 @@ from hfuse.errors import KernelError, LimitError, ParseError
 from hfuse.examples import get_example
 from hfuse.loader import load
 from hfuse.pipeline import compile_fusion
+from hfuse.roofline import roofline_points
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.service import worker
 from hfuse.service.compile import failed_compile
@@ -22,7 +23,6 @@ from hfuse.service.request import OutputSummary, RunResult
 from ui import pipeline as ui_pipeline
 from ui import views
 from ui.literal import literal
-from ui.roofline import roofline_points
 
 SEED = get_example("qkv_split").text
 BAD_SCRIPT = """from nvfuser import FusionDefinition, DataType
