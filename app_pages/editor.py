@@ -139,7 +139,7 @@ def script_facts() -> None:
         )
     st.caption(f"Read as: {script.format}")
     if script.note:
-        st.caption(f"Sizes: {script.note}")
+        st.caption(f"Note: {script.note}")
     if script.printed:
         st.caption("The script printed:")
         st.code(script.printed, language=None)

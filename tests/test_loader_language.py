@@ -829,8 +829,8 @@ REFUSED = [
     ("in-with-fusion-values", _script(X + "b = x in [x]\n"), "`in` does not apply to fusion values", 5),
     ("unhashable-key", _script(X + "d = {x: 1}\n"), "cannot be a dict key", 5),
     ("lambda", _script(X + "f = lambda t: t\n"), "lambda expressions are not part", 5),
-    ("try", _script(X + "try:\n    pass\nexcept Exception:\n    pass\n"), "try blocks are not part", 5),
-    ("import-in-function", "def f():\n    import math\nf()\n", "imports inside a definition are not part", 2),
+    ("except-star", _script(X + "try:\n    pass\nexcept* ValueError:\n    pass\n"), "except* blocks", 5),
+    ("import-in-definition", _script(X + "import math\n"), "imports inside a definition are not part", 5),
     ("string-arithmetic", "s = 'a' + 'b'\n", "+ applies to numbers and fusion values", 1),
     (
         "dataclass-missing-field",

@@ -121,6 +121,8 @@ class LegacyFusionClass(Interpreted):
         return LegacyFusion(f"a {self.label}")
 
     def attribute(self, name: str) -> Any:
+        if name == "reset":
+            return CACHE_RESET
         return LegacyFusionGetter(self) if name == "get" else MISSING
 
 
@@ -135,6 +137,17 @@ class LegacyFusionGetter(Interpreted):
         return self.owner.call(site, args, kwargs)
 
 
+class CacheReset(Interpreted):
+    """`FusionCache.reset()`: empties nvFuser's cache of compiled fusions, which hfuse does not keep."""
+
+    label = "FusionCache.reset"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> None:
+        if args or kwargs:
+            raise site.error("FusionCache.reset() takes no arguments")
+
+
+CACHE_RESET = CacheReset()
 LEGACY_FUSION_CLASSES = {name: LegacyFusionClass(name) for name in ("Fusion", "FusionManager", "FusionCache")}
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hfuse.frontend.handles import Vector
+from hfuse.loader.exceptions import exception_classes
 from hfuse.loader.values import (
     MISSING,
     CallSite,
@@ -63,6 +64,7 @@ class BuiltinType(Builtin, TypeValue):
 def builtin_names(interpreter: Interpreter) -> dict[str, Any]:
     names: dict[str, Any] = {name: Builtin(interpreter, name, f) for name, f in _FUNCTIONS.items()}
     names.update({t.__name__: BuiltinType(interpreter, t, f) for t, f in _TYPES.items()})
+    names.update(exception_classes())
     names["__name__"] = "__main__"  # a script's `if __name__ == "__main__":` block is its main part
     return names
 

@@ -11,7 +11,8 @@ function with a new `fd`.
 Statements that use the definition after it is recorded (`out = fd.execute(inputs)`,
 `print(fd.profile())`, checks of the outputs) are about running it: the loader takes the inputs
 of the first `fd.execute` / `fd.validate` call and runs none of them. After that call, so are the
-statements that compute with torch beyond the inputs' constructors (a test's eager reference).
+statements that compute with torch beyond the inputs' constructors (a test's eager reference). The
+parts of a test that expect an error are passed over whole (`expected_failures`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from hfuse.loader.budget import Budget
 from hfuse.loader.classes import define_class
 from hfuse.loader.definition_runs import DefinitionRuns, choice_error
 from hfuse.loader.environment import UNREAD_MODULES, UnreadModule, sets_up_the_process
+from hfuse.loader.expected_failures import expects_failure
 from hfuse.loader.fd import (
     FD_METHODS,
     HANDLE_TYPES,
@@ -52,6 +54,8 @@ from hfuse.loader.pasted_test import (
     SUITE_TORCH_MODULES,
     bound_names,
     calling_it,
+    parametrized_arguments,
+    parametrized_note,
     pasted_test_method,
     suite_context,
 )
@@ -108,6 +112,8 @@ class ScriptReader(Interpreter):
         self.recorded_ops = 0
         self.run_inputs: tuple[ast.AST, Any] | None = None  # what the first fd.execute(...) passes
         self.pasted_test: ast.FunctionDef | None = None  # the test method called, for a pasted one
+        self.expected_failures: list[ast.stmt] = []  # the parts of a test expecting an error, passed over
+        self.notes: list[str] = []  # what the reader chose for the script, for Script.note
         self.has_run = False  # whether a run call of any of the script's definitions was passed over
         self.inputs_node: ast.AST | None = None  # the last top-level assignment of `inputs`
         self.deferred: list[Callable[[], None]] = []
@@ -125,6 +131,7 @@ class ScriptReader(Interpreter):
         self.fixed_segments = bool(segments)
         self.runs.chosen = run
         self.reading_top_level = True
+        self.marked_test = pasted_test_method(tree)
         self.blocks_record_at_once = bool(segments) and isinstance(segments[0].definition, ast.With)
         for statement in tree.body:
             if id(statement) not in skipped:
@@ -134,7 +141,9 @@ class ScriptReader(Interpreter):
         self.reading_top_level = False
         self._record_deferred()
         if self.fd is None and not self.runs.labels and not self.fixed_segments:
-            self._run_pasted_test(tree)
+            self._run_pasted_test()
+        if self.expected_failures:
+            self._note_expected_failures()
         if self.fd is None and self.runs.labels:
             raise choice_error(run, len(self.runs.labels))
         if self.fd is None:
@@ -147,9 +156,21 @@ class ScriptReader(Interpreter):
             )
         return self.fd.fd, self._inputs()
 
-    def _run_pasted_test(self, tree: ast.Module) -> None:
+    def _note_expected_failures(self) -> None:
+        """Names the passed-over parts of a test that expect an error; refuses a test that has only those."""
+        if self.fd is None and not self.runs.labels and self.pasted_test is not None:
+            raise self.error(
+                self.expected_failures[0],
+                "the test defines its fusions only in parts that expect an error (pytest.raises, "
+                "assertRaises), which are passed over: nothing in them is read; paste a test that runs one",
+            )
+        lines = [str(s.lineno) for s in self.expected_failures]
+        where = f"lines {', '.join(lines[:-1])} and {lines[-1]}" if len(lines) > 1 else f"line {lines[0]}"
+        self.notes.append(f"the parts of the test that expect an error ({where}) are not read")
+
+    def _run_pasted_test(self) -> None:
         """A test method of nvFuser's suite, called with a stand-in test case (see pasted_test)."""
-        method = pasted_test_method(tree)
+        method = self.marked_test
         if method is None:
             return
         self.current = self.pasted_test = method
@@ -159,7 +180,10 @@ class ScriptReader(Interpreter):
         for name, module in SUITE_TORCH_MODULES.items():
             if self.globals.lookup(name) is MISSING:
                 self.globals.names[name] = TorchNamespace(module)
-        self.run_statement(calling_it(method), self.globals)
+        parameters = parametrized_arguments(method) or []
+        if parameters:
+            self.notes.append(parametrized_note(method, parameters))
+        self.run_statement(calling_it(method, parameters), self.globals)
         self._record_deferred()
 
     def _record_deferred(self) -> None:
@@ -176,8 +200,7 @@ class ScriptReader(Interpreter):
 
     def _run_top_level(self, statement: ast.stmt) -> None:
         self.current = statement
-        if sets_up_the_process(statement, self.globals.lookup):
-            self.budget.charge(statement)
+        if self._passes_over(statement, self.globals):
             return
         try:
             if isinstance(statement, ast.With):
@@ -215,11 +238,20 @@ class ScriptReader(Interpreter):
         self.run_statement(statement, self.globals)
 
     def run_statement(self, statement: ast.stmt, scope: Scope) -> None:
-        if sets_up_the_process(statement, scope.lookup):
-            self.current = statement
-            self.budget.charge(statement)
+        if self._passes_over(statement, scope):
             return
         super().run_statement(statement, scope)
+
+    def _passes_over(self, statement: ast.stmt, scope: Scope) -> bool:
+        """Takes a step for a statement that only sets up the process or expects an error, and no more."""
+        expected_failure = expects_failure(statement, scope.lookup)
+        if not (expected_failure or sets_up_the_process(statement, scope.lookup)):
+            return False
+        self.current = statement
+        self.budget.charge(statement)
+        if expected_failure and statement not in self.expected_failures:
+            self.expected_failures.append(statement)
+        return True
 
     # the definition
     def new_definition(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> Fd:
@@ -388,7 +420,7 @@ class ScriptReader(Interpreter):
         return standard_module(self, name)
 
     def _run_Import(self, statement: ast.Import, scope: Scope) -> None:
-        if scope is not self.globals or (self.fd is not None and self.fd.recording):
+        if self.fd is not None and self.fd.recording:
             raise self.unsupported(statement)
         for alias in statement.names:
             # `import a.b` binds `a`: only the modules without a dot are imported that way
@@ -398,7 +430,7 @@ class ScriptReader(Interpreter):
             scope.names[alias.asname or alias.name] = module
 
     def _run_ImportFrom(self, statement: ast.ImportFrom, scope: Scope) -> None:
-        if scope is not self.globals or (self.fd is not None and self.fd.recording):
+        if self.fd is not None and self.fd.recording:
             raise self.unsupported(statement)
         if statement.module == "__future__":
             return

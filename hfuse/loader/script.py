@@ -25,6 +25,7 @@ from hfuse.ir import Fusion
 from hfuse.loader import formats
 from hfuse.loader.budget import Budget
 from hfuse.loader.definition_runs import choice_error
+from hfuse.loader.exceptions import ScriptRaised
 from hfuse.loader.inputs import materialize, meta_twins, random_inputs
 from hfuse.loader.limits import check_text, check_tree_depth
 from hfuse.loader.reader import ScriptReader
@@ -54,7 +55,9 @@ class Script:
     segments: tuple[str, ...] = ()
     segment: int = 0
     names: dict[str, str] = field(default_factory=dict)  # a fusion value -> the script's variable for it
-    note: str = ""  # what the reader chose for the script: the sizes of a definition it gives none
+    # what the reader chose for the script: the sizes of a definition it gives none, a parametrized test's
+    # parameters, the parts of a test expecting an error it passed over
+    note: str = ""
 
 
 def default_device() -> str:
@@ -81,6 +84,8 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
     reader = ScriptReader(source, Budget(source))
     try:
         fd, inputs = reader.read(tree, found, found[index] if found else None, index)
+    except ScriptRaised as raised:
+        raise raised.error from None
     except RecursionError:
         raise source.limit_error(
             reader.current,
@@ -90,10 +95,10 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
     fallback = position(reader.inputs_node or reader.definition_node)
     try:
         if inputs is None:
-            fusion, note = _fusion_without_inputs(fd)
+            fusion, sizes = _fusion_without_inputs(fd)
             real_inputs = random_inputs(fusion, target)
         else:
-            note = ""
+            sizes = ""
             fd.fusion(meta_twins(inputs))  # a dry build: every definition and size error before allocating
             real_inputs = fd.complete_inputs(materialize(inputs, target))  # with a drawn seed
             fusion = fd.fusion(real_inputs)
@@ -113,7 +118,7 @@ def load(text: str, device: str | torch.device | None = None, segment: int | Non
         labels,
         index,
         reader.value_names,
-        note,
+        "; ".join([*reader.notes, sizes] if sizes else reader.notes),
     )
 
 

@@ -1,4 +1,5 @@
-"""Runs the statements of a script's Python subset: assignments, if / for / while, functions, assert.
+"""Runs the statements of a script's Python subset: assignments, if / for / while, functions, assert,
+raise and try (`exceptions` says what a handler catches).
 
 `Interpreter` adds statements to the expression `Evaluator`. Each statement takes a step of the
 budget, loops register themselves so that a budget running out points at the loop, and calls
@@ -12,21 +13,20 @@ import ast
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from hfuse.errors import DefinitionError
 from hfuse.loader.budget import Budget
+from hfuse.loader.exceptions import ExceptionClass, ScriptException, ScriptRaised
 from hfuse.loader.functions import UserFunction
 from hfuse.loader.interpreter import Evaluator, Scope
 from hfuse.loader.operators import BINARY
 from hfuse.loader.python_builtins import container_method
 from hfuse.loader.source import SUPPORTED, Source, is_docstring
-from hfuse.loader.values import MISSING, CallSite, show
+from hfuse.loader.values import MISSING, CallSite, describe, show
 
 MAX_PRINTED_CHARS = 100_000  # what print() keeps of a script's output; the rest is cut
 
 _UNSUPPORTED_STATEMENTS = {
     ast.AsyncFor: "async for loops",
-    ast.Try: "try blocks",
-    ast.Raise: "raise statements",
+    ast.TryStar: "except* blocks",
     ast.Delete: "del statements",
     ast.Global: "global statements",
     ast.Nonlocal: "nonlocal statements",
@@ -76,6 +76,8 @@ class Interpreter(Evaluator):
         self.current: ast.AST = ast.Pass(lineno=1, col_offset=0)  # the statement being run
         # Set by a reader whose scripts hold statements to pass over: whether it took this one instead.
         self.skips: Callable[[ast.stmt, Scope], bool] | None = None
+        self.handling: list[ScriptRaised] = []  # the exceptions whose except blocks are running
+        self.marked_test: ast.FunctionDef | None = None  # a def whose decorators the reader reads itself
 
     def run_block(self, body: list[ast.stmt], scope: Scope) -> None:
         for statement in body:
@@ -136,9 +138,14 @@ class Interpreter(Evaluator):
         return self.error(signal.node, f"{word} is written outside a loop")
 
     def function_of(self, node: ast.FunctionDef, scope: Scope) -> UserFunction:
-        """The function a `def` makes: decorators are refused, defaults are evaluated now, as in Python."""
-        if node.decorator_list:
-            raise self.error(node.decorator_list[0], "decorators are not part of a fusion definition")
+        """The function a `def` makes: decorators are refused (but a pasted test's marks, read by the script
+        reader), defaults are evaluated now, as in Python."""
+        if node.decorator_list and node is not self.marked_test:
+            raise self.error(
+                node.decorator_list[0],
+                "decorators are not part of a fusion definition; a pasted test may carry pytest's marks, "
+                'each parameter but its test case given by @pytest.mark.parametrize("name", [values])',
+            )
         defaults = [self.value_of(default, scope) for default in node.args.defaults]
         keyword_defaults = [
             MISSING if default is None else self.value_of(default, scope) for default in node.args.kw_defaults
@@ -232,11 +239,82 @@ class Interpreter(Evaluator):
     def _run_Assert(self, statement: ast.Assert, scope: Scope) -> None:
         if self.truth(statement.test, self.value_of(statement.test, scope)):
             return
-        said = "" if statement.msg is None else f": {self.shown(self.value_of(statement.msg, scope))}"
-        raise DefinitionError(
+        message = () if statement.msg is None else (self.value_of(statement.msg, scope),)
+        said = f": {self.shown(message[0])}" if message else ""
+        raise ScriptRaised(
+            ScriptException(AssertionError, message),
             f"the script's assert fails{said}; the script checks something that does not hold here",
-            loc=self.source.loc(statement),
+            self.source.loc(statement),
         )
+
+    def _run_Raise(self, statement: ast.Raise, scope: Scope) -> None:
+        if statement.exc is None:
+            if not self.handling:
+                raise self.error(
+                    statement, "raise without an exception re-raises the one an except block handles"
+                )
+            raise self.handling[-1]
+        exception = self.value_of(statement.exc, scope)
+        if isinstance(exception, ExceptionClass):
+            exception = exception.call(self.site(statement), [], {})
+        if not isinstance(exception, ScriptException):
+            raise self.error(
+                statement.exc,
+                f"raise takes an exception, such as RuntimeError('...'), not {describe(exception)}",
+            )
+        said = exception.message()
+        raise ScriptRaised(
+            exception,
+            f"the script raises {exception.kind.__name__}{': ' if said else ''}{said}; the script checks "
+            "something that does not hold here",
+            self.source.loc(statement),
+        )
+
+    def _run_Try(self, statement: ast.Try, scope: Scope) -> None:
+        """As in Python, `finally` runs however the block is left, but for an error of hfuse's own: that
+        ends the load."""
+        try:
+            try:
+                self.run_block(statement.body, scope)
+            except ScriptRaised as raised:
+                handler = self._handler(statement, raised, scope)
+                if handler is None:
+                    raise
+                self._handle(handler, raised, scope)
+            else:
+                self.run_block(statement.orelse, scope)
+        except (ScriptRaised, _Return, _LoopExit):
+            self.run_block(statement.finalbody, scope)
+            raise
+        self.run_block(statement.finalbody, scope)
+
+    def _handler(self, statement: ast.Try, raised: ScriptRaised, scope: Scope) -> ast.ExceptHandler | None:
+        """The first except block that catches `raised`."""
+        for handler in statement.handlers:
+            if handler.type is None:
+                return handler
+            caught = self.value_of(handler.type, scope)
+            classes = caught if isinstance(caught, tuple) else (caught,)
+            if not all(isinstance(c, ExceptionClass) for c in classes):
+                raise self.error(
+                    handler.type,
+                    f"except takes exception classes (RuntimeError, ValueError, ...), not {describe(caught)}",
+                )
+            if any(c.holds(raised.exception) for c in classes):
+                return handler
+        return None
+
+    def _handle(self, handler: ast.ExceptHandler, raised: ScriptRaised, scope: Scope) -> None:
+        """Runs an except block; as in Python, its `as` name is unbound when it ends."""
+        if handler.name is not None:
+            scope.names[handler.name] = raised.exception
+        self.handling.append(raised)
+        try:
+            self.run_block(handler.body, scope)
+        finally:
+            self.handling.pop()
+            if handler.name is not None:
+                scope.names.pop(handler.name, None)
 
 
 def _statement_table(cls: type) -> dict[type, Callable[..., None]]:

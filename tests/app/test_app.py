@@ -154,26 +154,24 @@ with FusionDefinition() as fd:
     for i in range(2):
         fd.add_output(T0)
 """
-TRY_SCRIPT = """from nvfuser import FusionDefinition, DataType
+DEL_SCRIPT = """from nvfuser import FusionDefinition, DataType
 
 with FusionDefinition() as fd:
     T0 = fd.define_tensor(shape=[4, 8], dtype=DataType.Float)
-    try:
-        fd.add_output(T0)
-    except Exception:
-        pass
+    fd.add_output(T0)
+    del T0
 """
 
 
 def test_the_editor_shows_the_line_of_a_parse_error_from_its_loc():
     with pytest.raises(ParseError) as caught:
-        load(TRY_SCRIPT, device="meta")
+        load(DEL_SCRIPT, device="meta")
     loc = caught.value.loc
-    at = type_text(use_plain_editor(open_app()), TRY_SCRIPT)
+    at = type_text(use_plain_editor(open_app()), DEL_SCRIPT)
     assert not at.exception
     (message,) = errors(at)
-    assert message.startswith(f"**ParseError** at line {loc.line}, column {loc.column}: try blocks are not")
-    lines = TRY_SCRIPT.splitlines()
+    assert message.startswith(f"**ParseError** at line {loc.line}, column {loc.column}: del statements are")
+    lines = DEL_SCRIPT.splitlines()
     shown = [f"{n:4d} | {lines[n - 1]}" for n in range(loc.line - 2, loc.line + 1)]
     caret = "     | " + " " * (loc.column - 1) + "^"
     assert [c.value for c in at.code] == ["\n".join([*shown, caret])]
@@ -223,7 +221,7 @@ def test_a_dump_declared_for_any_size_is_drawn_at_example_sizes_that_the_editor_
     text = (ROOT / "tests" / "unseen" / "thunder_traces_doc_printed_definition.py").read_text()
     at = type_text(use_plain_editor(open_app()), text)
     assert not at.exception and not errors(at)
-    assert any(c.startswith("Sizes: ") and "each is taken as 8" in c for c in captions(at))
+    assert any(c.startswith("Note: ") and "each is taken as 8" in c for c in captions(at))
     assert graph_sources(at)
 
 
