@@ -21,7 +21,7 @@ LAYERS = (
     ("codegen", {"codegen", "pipeline", "stages"}),
     ("runtime", {"runtime"}),
     ("frontend and loader", {"frontend", "loader", "edit", "examples", "baselines"}),
-    ("service", {"service", "viz", "viz_diff", "share", "linked_view", "what_if"}),
+    ("service", {"service", "viz", "viz_diff", "share", "linked_view", "what_if", "roofline"}),
     ("tools", {"tools"}),
 )  # fmt: skip
 RANK = {unit: rank for rank, (_, units) in enumerate(LAYERS) for unit in units}
