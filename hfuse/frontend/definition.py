@@ -99,6 +99,20 @@ def flat_inputs(inputs: Sequence[Any] | None) -> list[Any] | None:
     return flat
 
 
+def _cpu_scalars_on_the_run_device(inputs: list[Any]) -> list[Any]:
+    """nvFuser takes a 0-d CPU tensor (`is_cpu=True`, what `from_pytorch` makes of one) beside GPU tensors
+    as a scalar: here it goes to the device the kernels run on, and so do the outputs made from it alone,
+    for every backend alike."""
+    if not any(type(x) is torch.Tensor and x.device.type == "cpu" and not x.dim() for x in inputs):
+        return inputs
+    from hfuse.runtime.device import run_device
+
+    device = run_device()
+    if device.type == "cpu":
+        return inputs
+    return [x.to(device) if type(x) is torch.Tensor and not x.dim() else x for x in inputs]
+
+
 def _write_in_place(fusion: Fusion, inputs: Sequence[Any], results: list[torch.Tensor]) -> list[torch.Tensor]:
     """Outputs added with `alias_input` are written into that input and not returned, as nvFuser does."""
     positions = {name: i for i, name in enumerate(fusion.inputs)}
@@ -449,7 +463,7 @@ class FusionDefinition:
                 f"fd.execute: unknown keyword {', '.join(unknown)}; it takes inputs, device, profile, "
                 f"alias_outputs, backend and nvFuser's {', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
             )
-        inputs = self._with_seed(flat_inputs(inputs) or [], draw_seed)
+        inputs = _cpu_scalars_on_the_run_device(self._with_seed(flat_inputs(inputs) or [], draw_seed))
         bound = self._bound(inputs)
         fusion = bound.fusion
         if backend == EAGER:
