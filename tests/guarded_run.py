@@ -43,6 +43,16 @@ def statistics_of_a_cat() -> Fusion:
     return b.build()
 
 
+def statistics_of_a_pad_of_an_expanded_input() -> Fusion:
+    """Column statistics of a pad whose input is expanded along the tile: the shift element's address is
+    the same for every lane, and lies in the pad for some rows."""
+    b = Builder()
+    x = b.define_tensor((4, 2), DataType.BFloat16, strides=(2, 0))
+    padded = b.op(Op.PAD, x, b.const(0.5), pad_widths=[2, -1, 1, 1])
+    b.add_output(b.add(Op.VAR_MEAN, [padded], {"dims": [0], "correction": 1, "keepdim": True})[1])
+    return b.build()
+
+
 def run_guarded(fusion: Fusion, strategy: str, options: Options, at_end: bool) -> None:
     compiled = compile_fusion(fusion, strategy=strategy, alias_outputs=False)
     scheduled = compiled.scheduled
@@ -72,6 +82,7 @@ def check(fusion: Fusion) -> None:
 
 def main(seed: int, count: int) -> None:
     check(statistics_of_a_cat())
+    check(statistics_of_a_pad_of_an_expanded_input())
     hypothesis_run(st.builds(lambda f: f, fusions(SMALL)), count, seed, check)
 
 

@@ -84,7 +84,9 @@ class Lowering:
         self.wide_index = wide_index
         self.reducer = reducer
         self.loaded: list[tuple[str, Index]] = []  # every global load, for layout probes
-        self.program_conditions: dict[str, str] = {}  # a condition on the program's position: its 0-d form
+        # each test of a cat's or pad's position -> how a load tests it: its 0-d form where the program's
+        # position alone decides it, else its name
+        self.position_tests: dict[str, str] = {}
         self.positions = SourceText(self.assign)
 
     # ---- public ----------------------------------------------------------------------------
@@ -214,13 +216,14 @@ class Lowering:
         return self.body.assign(text, value.name.lower())
 
     def _inside_or_first(self, index: Index, offset: str) -> str:
-        """A load at one address for the whole program (a row's first element, say) reads the tensor's
-        first element where the program's position lies outside the tensor (in another piece of a cat,
-        or a pad's fill): that value is not used, and the address stays inside the tensor."""
-        conditions = [self.program_conditions[c] for c in sorted(index.mask) if c in self.program_conditions]
-        if not conditions or offset == "0":
+        """A load whose address no block axis moves (a row's first element, an input expanded along the
+        tile) reads the tensor's first element where its position lies outside the tensor (in another
+        piece of a cat, or a pad's fill): that value is not used, and the address stays inside the
+        tensor. Where a test depends on a block axis, the address becomes a block."""
+        tests = [self.position_tests[c] for c in sorted(index.mask) if c in self.position_tests]
+        if not tests or offset == "0":
             return offset
-        return self.assign(f"tl.where({' & '.join(conditions)}, {offset}, 0)", "at")
+        return self.assign(f"tl.where({' & '.join(tests)}, {offset}, 0)", "at")
 
     # ---- dispatch --------------------------------------------------------------------------
     def _lower(self, expr: Expr, name: str, index: Index) -> dict[str, str]:
@@ -369,8 +372,8 @@ class Lowering:
             for part in inside
         ]
         condition = self.assign(" & ".join(parts), "inside")
-        if not any(self.body.deps_of(part) for part in inside):
-            self.program_conditions[condition] = " & ".join(f"({part})" for part in inside)
+        program_only = not any(self.body.deps_of(part) for part in inside)
+        self.position_tests[condition] = " & ".join(f"({p})" for p in inside) if program_only else condition
         return Index(named, index.mask | {condition}), condition
 
     def _movement(self, expr: Expr, index: Index) -> str:
