@@ -134,13 +134,7 @@ HOSTILE = [
     ("float-overflow", "x = 2.0 ** 100000\n", LimitError, "overflows a 64-bit float", 1),
     ("huge-int-from-float", "x = int(1e300)\n", LimitError, "does not fit in 64 bits", 1),
     ("list-repetition", "x = [0] * 10**9\n", LimitError, STEPS, 1),
-    (
-        "string-repetition",
-        "x = 'a' * 10**9\n",
-        ParseError,
-        "* applies to numbers and fusion values, not a string",
-        1,
-    ),
+    ("string-repetition", "x = 'a' * 10**9\n", LimitError, STEPS, 1),
     ("deep-list", "x = " + "[" * 10000 + "]" * 10000 + "\n", LimitError, "HFUSE_MAX_NESTING", 1),
     ("deep-parentheses", "\n" + "x = " + "(" * 50000 + "1" + ")" * 50000, LimitError, "HFUSE_MAX_NESTING", 2),
     ("deep-unary", "x = " + "-" * 100000 + "1\n", LimitError, "HFUSE_MAX_NESTING", 1),
@@ -268,7 +262,7 @@ HOSTILE = [
     ),
     ("print-in-loop", "while True:\n    print(list(range(1000)))\n", LimitError, STEPS, 1),
     # string and integer operations that grow
-    ("string-doubling", "s = 'a'\nwhile True:\n    s = s + s\n", ParseError, "+ applies to numbers", 3),
+    ("string-doubling", "s = 'a'\nwhile True:\n    s = s + s\n", LimitError, STEPS, 2),
     ("integer-squaring", "n = 2\nwhile True:\n    n = n * n\n", LimitError, "does not fit in 64 bits", 3),
     ("integer-sum", "n = sum([2**62] * 4)\n", LimitError, "does not fit in 64 bits", 1),
     ("product", "import math\nn = math.prod(range(1, 10**6))\n", LimitError, "does not fit in 64 bits", 2),

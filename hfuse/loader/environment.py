@@ -14,6 +14,7 @@ from typing import Any
 
 from hfuse.loader.source import dotted_name
 from hfuse.loader.torch_api import TorchNamespace
+from hfuse.loader.torch_cuda import SET_UP_CALLS as CUDA_SET_UP_CALLS
 from hfuse.loader.values import CallSite, Interpreted
 
 # calls on torch that change the process (seeds, syncs, modes), never the fusion or its inputs' values
@@ -22,12 +23,7 @@ ENVIRONMENT_CALLS = frozenset(
         "torch.manual_seed",
         "torch.seed",
         "torch.random.manual_seed",
-        "torch.cuda.manual_seed",
-        "torch.cuda.manual_seed_all",
-        "torch.cuda.synchronize",
-        "torch.cuda.empty_cache",
-        "torch.cuda.set_device",
-        "torch.cuda.reset_peak_memory_stats",
+        *(f"torch.cuda.{name}" for name in CUDA_SET_UP_CALLS),
         "torch.set_grad_enabled",
         "torch.set_printoptions",
         "torch.set_float32_matmul_precision",

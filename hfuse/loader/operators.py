@@ -28,6 +28,7 @@ from hfuse.loader.values import (
     is_number,
 )
 
+SEQUENCE_TYPES = (list, tuple, str)  # what + joins and * repeats
 FAST_NUMBERS = frozenset({int, float})  # operands the interpreter combines without further checks
 BINARY = {
     ast.Add: ("+", operator.add),
@@ -106,7 +107,7 @@ class Operators:
             return result
         if is_number(left) and is_number(right):
             return self._number_operation(node, symbol, function, left, right)
-        if symbol in ("+", "*") and (isinstance(left, list | tuple) or isinstance(right, list | tuple)):
+        if symbol in ("+", "*") and (isinstance(left, SEQUENCE_TYPES) or isinstance(right, SEQUENCE_TYPES)):
             return self._sequence_operation(node, symbol, left, right)
         raise self.error(
             node, f"{symbol} applies to numbers and fusion values, not {describe(left)} and {describe(right)}"
@@ -127,13 +128,15 @@ class Operators:
         if symbol == "+":
             if type(left) is not type(right):
                 raise self.error(
-                    node, f"+ joins two lists or two tuples, not {describe(left)} and {describe(right)}"
+                    node, f"+ joins two lists, tuples or strings, not {describe(left)} and {describe(right)}"
                 )
             self.budget.charge(node, len(left) + len(right))
             return left + right
-        sequence, count = (left, right) if isinstance(left, list | tuple) else (right, left)
+        sequence, count = (left, right) if isinstance(left, SEQUENCE_TYPES) else (right, left)
         if not isinstance(count, int):
-            raise self.error(node, f"* repeats a list by a whole number, not by {describe(count)}")
+            raise self.error(
+                node, f"* repeats a list or a string by a whole number, not by {describe(count)}"
+            )
         self.budget.charge(node, len(sequence) * max(count, 0))
         return sequence * count
 

@@ -31,8 +31,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 from functools import partial
+from itertools import permutations
 from nvfuser import FusionDefinition, DataType
 from nvfuser import FusionCache
+from nvfuser import compute_contiguity, compute_tensor_descriptor, version
 from nvfuser import Tensor
 from nvfuser.pytorch_utils import torch_dtype_to_nvfuser_dtype
 """

@@ -30,6 +30,7 @@ from hfuse.loader.values import (
 if TYPE_CHECKING:
     from hfuse.loader.statements import Interpreter
 
+MAX_STR_CHARS = 10_000  # a script stringifies numbers, dtypes and messages, never whole tensors
 Implementation = Callable[["Interpreter", CallSite, list[Any], dict[str, Any]], Any]
 
 
@@ -296,6 +297,19 @@ def _hasattr(interpreter: Interpreter, site: CallSite, args: list[Any], kwargs: 
     return not args[1].startswith("_") and interpreter.attribute_of(args[0], args[1]) is not MISSING
 
 
+def _str(interpreter: Interpreter, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> str:
+    """`str(value)`: the text print writes for it, at most MAX_STR_CHARS long."""
+    if kwargs or len(args) > 1:
+        raise site.error("str() takes one value here")
+    if not args:
+        return ""
+    text = interpreter.shown(args[0], room=MAX_STR_CHARS)
+    if len(text) > MAX_STR_CHARS:
+        raise site.limit(f"str() of {describe(args[0])} is longer than {MAX_STR_CHARS} characters")
+    site.charge(len(text))
+    return text
+
+
 def _print(interpreter: Interpreter, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> None:
     _arguments(site, "print", [], kwargs, 0, ("sep", "end", "flush"))
     sep, end = kwargs.get("sep", " "), kwargs.get("end", "\n")
@@ -333,6 +347,7 @@ _TYPES: dict[type, Implementation] = {
     list: _list,
     tuple: _tuple,
     dict: _dict,
+    str: _str,
 }
 
 

@@ -50,6 +50,7 @@ from hfuse.loader.functions import UserFunction
 from hfuse.loader.inputs import check_total_bytes, is_input_list
 from hfuse.loader.interpreter import Scope
 from hfuse.loader.modules import standard_module
+from hfuse.loader.nvfuser_helpers import HELPERS, VERSION_MODULE_NAMES
 from hfuse.loader.pasted_test import (
     SUITE_TORCH_MODULES,
     bound_names,
@@ -68,6 +69,7 @@ from hfuse.loader.values import MISSING, CallSite, Interpreted
 
 DEFINITION_MODULES = frozenset({"nvfuser", "nvfuser_direct", "hfuse", "torch._C._nvfuser", "nvfuser._C"})
 PYTORCH_UTILS_MODULES = frozenset({"nvfuser.pytorch_utils", "nvfuser_direct.pytorch_utils"})
+VERSION_MODULE = "nvfuser.nvfuser_version"
 _IMPORTS = (
     "write `import torch` and `from nvfuser import FusionDefinition, DataType` "
     "(nvfuser_direct and hfuse work the same way)"
@@ -98,7 +100,7 @@ class ScriptReader(Interpreter):
         self.definition_class = FusionDefinitionClass(self.new_definition)
         known = {"FusionDefinition": self.definition_class, "DataType": DataTypeNamespace()}
         # what `from nvfuser import ...` finds
-        self.importable = {**known, **LEGACY_FUSION_CLASSES, **HANDLE_TYPES}
+        self.importable = {**known, **LEGACY_FUSION_CLASSES, **HANDLE_TYPES, **HELPERS}
         self.globals = Scope({"torch": TorchNamespace(), **known}, Scope(builtin_names(self)))
         self.fd: Fd | None = None  # the script's definition object
         self.runs = DefinitionRuns()  # the definitions a script without fixed segments starts
@@ -417,6 +419,8 @@ class ScriptReader(Interpreter):
             return DefinitionModule(name, self.importable)
         if name in PYTORCH_UTILS_MODULES:
             return PYTORCH_UTILS
+        if name == VERSION_MODULE:
+            return DefinitionModule(name, VERSION_MODULE_NAMES)
         return standard_module(self, name)
 
     def _run_Import(self, statement: ast.Import, scope: Scope) -> None:

@@ -1,5 +1,5 @@
 """`torch` as a script sees it: dtypes, tensor constructors, `*_like`, `torch.testing.make_tensor`,
-`torch.Tensor` for isinstance. Nothing else of torch exists for a script."""
+`torch.Tensor` for isinstance, `torch.cuda`'s queries. Nothing else of torch exists for a script."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from hfuse.loader.tensors import (
     new_tensor,
     refuse_uncomputed_dtypes,
 )
+from hfuse.loader.torch_cuda import TorchCuda
 from hfuse.loader.values import MISSING, CallSite, Interpreted, describe, is_number
 
 # constructor -> keyword arguments it takes besides dtype / device / requires_grad
@@ -65,6 +66,10 @@ class TorchNamespace(Interpreted):
             return TensorClass()
         if name == "device":
             return TorchDevice()
+        if name == "cuda":
+            return TorchCuda()
+        if name == "range":
+            return TorchRange()
         if name in TORCH_DTYPES:
             return TorchDtype(name)
         if isinstance(getattr(torch, name, None), torch.dtype):
@@ -125,6 +130,32 @@ class TorchTensorFunction(Interpreted):
         if not args or not isinstance(args[0], InputTensor):
             raise site.error(f"{self.label} takes an input tensor first")
         return args[0].attribute(self.name).call(site, list(args[1:]), kwargs)
+
+
+class TorchRange(Interpreted):
+    """`torch.range(start, end, step=1)`, torch's deprecated range: its end is included and its dtype is
+    float32 unless given. Made as the torch.arange of the same numbers."""
+
+    label = "torch.range"
+
+    def call(self, site: CallSite, args: list[Any], kwargs: dict[str, Any]) -> InputTensor:
+        bounds = {"step": 1, **dict(zip(("start", "end", "step"), args, strict=False))}
+        bounds.update((k, kwargs.pop(k)) for k in ("start", "end", "step") if k in kwargs)
+        if len(args) > 3 or not all(
+            is_number(bounds.get(k)) and not isinstance(bounds[k], complex) and math.isfinite(bounds[k])
+            for k in ("start", "end", "step")
+        ):
+            raise site.error("torch.range(start, end, step=1) takes finite numbers")
+        start, end, step = bounds["start"], bounds["end"], bounds["step"]
+        if step == 0 or (end - start) / step < 0:
+            raise site.error(
+                f"torch.range({start!r}, {end!r}, {step!r}): the step's sign must lead from start to end"
+            )
+        # arange's end is excluded: half a step past the last number
+        last = math.floor((end - start) / step) if (end - start) / step < 2**INT_BITS else 2**INT_BITS
+        arange_end = start + (last + 0.5) * step
+        kwargs.setdefault("dtype", TorchDtype("float32"))
+        return TorchConstructor("arange").call(site, [start, arange_end, step], kwargs)
 
 
 class TorchConstructor(Interpreted):
