@@ -36,8 +36,9 @@ def _guarded_bytes(nbytes: int, at_end: bool) -> torch.Tensor:
 def guarded_like(tensor: torch.Tensor, at_end: bool) -> torch.Tensor:
     """A CPU copy of `tensor` with its strides (an expanded one too), its storage exactly the elements
     its strides reach."""
-    if not tensor.numel():  # nothing to read or write: any access faults
-        return _guarded_bytes(0, at_end).view(tensor.dtype).as_strided(tensor.shape, tensor.stride())
+    if not tensor.numel():  # nothing to read or write: its address is an element before a guard
+        nothing = _guarded_bytes(tensor.element_size(), at_end).view(tensor.dtype)[:0]
+        return nothing.as_strided(tensor.shape, tensor.stride())
     span = 1 + sum((n - 1) * s for n, s in zip(tensor.shape, tensor.stride(), strict=True))
     storage = _guarded_bytes(span * tensor.element_size(), at_end).view(tensor.dtype)
     storage.copy_(tensor.as_strided((span,), (1,)))  # the elements as laid out, shared ones once
