@@ -97,3 +97,35 @@ def test_a_test_whose_marks_do_not_read_is_refused_at_the_decorator(decorated, l
     with pytest.raises(ParseError, match=re.escape(message)) as caught:
         load(decorated, device="meta")
     assert caught.value.loc.line == line
+
+
+# nvFuser runs a subclass's definition at the first execute: here it reads `fd`, bound after MyFusion()
+SUBCLASS_READING_FD = """\
+    def test_fusion_profiler_user_schedule(self):
+        inputs = [
+            torch.randn((2, 5), dtype=torch.float, device="cuda:0"),
+            torch.randn((2, 5), dtype=torch.float, device="cuda:0"),
+        ]
+
+        def fusion_func(fd: FusionDefinition) -> None:
+            T0 = fd.from_pytorch(inputs[0])
+            T1 = fd.from_pytorch(inputs[1])
+            fd.add_output(fd.ops.add(T0, T1))
+
+        class MyFusion(FusionDefinition):
+            def definition(self):
+                fusion_func(fd)
+
+        fd = MyFusion()
+        fd.execute(inputs, profile=True)
+"""
+
+
+@pytest.mark.parametrize("pasted_as", ["method", "script"])
+def test_a_subclass_definition_runs_at_the_first_run_as_in_nvfuser(pasted_as):
+    body = "\n".join(line[8:] for line in SUBCLASS_READING_FD.splitlines()[1:]) + "\n"
+    script_text = "import torch\nfrom nvfuser import FusionDefinition\n" + body
+    text = SUBCLASS_READING_FD if pasted_as == "method" else script_text
+    script = load(text, device="cpu")
+    (out,) = script.fd.execute(script.inputs)
+    torch.testing.assert_close(out, script.inputs[0] + script.inputs[1])

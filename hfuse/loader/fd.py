@@ -193,6 +193,7 @@ class Fd(Interpreted):
         self.user_class = user_class
         self.fields: dict[str, Any] = {}  # `self.t0 = ...` in a subclass's definition(self)
         self.recording = False
+        self.pending: Callable[[], None] | None = None  # a subclass's definition, recorded at its first run
 
     def attribute(self, name: str) -> Any:
         if name in ("ops", "Ops"):  # fd.Ops in scripts of 2022

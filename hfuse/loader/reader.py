@@ -267,7 +267,9 @@ class ScriptReader(Interpreter):
         return fd
 
     def new_subclass_definition(self, site: CallSite, user_class: UserClass) -> Fd:
-        """`fd = MyFusion()`: its definition(self) records after the top level, or at once inside a call."""
+        """`fd = MyFusion()`: as nvFuser, its definition(self) runs at the first run of `fd` (so it may read
+        names bound after `MyFusion()`, `fd` itself among them), or after the top level where no run
+        comes first."""
         fd = self._new_fd(site.node, user_class)
         method = user_class.members["definition"]
 
@@ -277,11 +279,14 @@ class ScriptReader(Interpreter):
         self._unused = None
         if self.runs.passes_over(fd):
             return fd
-        if self.reading_top_level and self.budget.depth == 0:
-            self.deferred.append(record)
-        else:
-            record()
+        fd.pending = record
+        self.deferred.append(lambda: self._record_pending(fd))
         return fd
+
+    def _record_pending(self, fd: Fd) -> None:
+        record, fd.pending = fd.pending, None
+        if record is not None:
+            record()
 
     def _new_fd(self, node: ast.AST, user_class: UserClass | None) -> Fd:
         if self._unused is not None or (self.fixed_segments and self.fd is not None):
@@ -566,7 +571,10 @@ class ScriptReader(Interpreter):
                 continue
             owner = call.func.value
             self.has_run = True
-            if isinstance(owner, ast.Name) and self._runs_the_definition(scope.lookup(owner.id)):
+            ran = scope.lookup(owner.id) if isinstance(owner, ast.Name) else None
+            if isinstance(ran, Fd):
+                self._record_pending(ran)
+            if isinstance(owner, ast.Name) and self._runs_the_definition(ran):
                 if self.run_inputs is None:
                     self.run_inputs = self._run_call_inputs(call, scope)
                 break
