@@ -6,8 +6,9 @@ extreme constants, permuted, gapped and expanded inputs; worker 0 also draws `HU
 than 2**31 elements, one fusion in HUGE_EVERY) and runs each as the property test does: hfuse with views,
 hfuse with every output computed, and naive; the runtime validates each first run, a second run on fresh
 inputs is compared with the reference. It prints progress, the schedules the kernels used and every
-failure with its fusion; failures are saved under DIR. Exit status: 0 when every fusion asked for ran and
-passed, 1 on a failure, 2 when the time ran out first.
+failure with its fusion; failures are saved under DIR. A worker whose fusion made a device fault (the CUDA
+context is lost after one) ends there, and a fresh worker draws the rest of its fusions. Exit status: 0
+when every fusion asked for ran and passed, 1 on a failure, 2 when the time ran out first.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HUGE_EVERY = 20
+RESTART_SEEDS = 100_000  # a fresh worker's seeds start this far on, so it draws other fusions
 PROGRESS_SECONDS = 15.0
 SCALES = ("gpu", "small")
 
@@ -38,6 +40,15 @@ class Ran:
     schedules: tuple[str, ...] = ()
     failure: str = ""
     script: str = ""
+    device_fault: bool = False  # the failure lost the worker's CUDA context
+
+
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """A worker ended by a device fault after `done` of its fusions: a fresh one draws the rest."""
+
+    worker: int
+    done: int
 
 
 def schedules(kernel) -> set[str]:
@@ -61,19 +72,24 @@ def run_one(index: int, fusion, device: str, check: Callable) -> Ran:
     """Checks one fusion; any exception is a failure, reported with the fusion printed as a script."""
     from hfuse.printer import print_fusion
     from hfuse.runtime import clear_cache
+    from hfuse.service.request import is_device_fault
 
     try:
         compiled_runs = check(fusion, device)
     except Exception as err:  # a campaign reports every failure and goes on
         detail = "".join(traceback.format_exception_only(err)).strip()
-        return Ran(index, failure=detail[:4000], script=print_fusion(fusion))
+        return Ran(
+            index, failure=detail[:4000], script=print_fusion(fusion), device_fault=is_device_fault(err)
+        )
     finally:
         clear_cache()
     names = {name for compiled in compiled_runs for kernel in compiled.kernels for name in schedules(kernel)}
     return Ran(index, schedules=tuple(sorted(names)))
 
 
-def _worker(index: int, count: int, seed: int, scale: str, device: str, deadline: float, results) -> None:
+def _worker(
+    index: int, count: int, seed: int, scale: str, device: str, deadline: float, results, restart: int = 0
+) -> None:
     os.environ["HFUSE_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"hfuse-fuzz-{index}-")
     from engine_check import check_engine
     from hypothesis import strategies as st
@@ -88,16 +104,23 @@ def _worker(index: int, count: int, seed: int, scale: str, device: str, deadline
     else:
         strategy = fusions(GPU)
 
+    done, lost = 0, False
+
     def body(fusion) -> None:
-        if time.time() < deadline:
-            results.put(run_one(index, fusion, device, check_engine))
+        nonlocal done, lost
+        if lost or time.time() >= deadline:
+            return
+        ran = run_one(index, fusion, device, check_engine)
+        results.put(ran)
+        done += 1
+        lost = ran.device_fault  # every later fusion of this process would fail: a fresh one goes on
 
     try:
-        hypothesis_run(strategy, count, seed * 1000 + index, body)
+        hypothesis_run(strategy, count, seed * 1000 + index + RESTART_SEEDS * restart, body)
     except Exception as err:  # the generator itself failed: a failure of the campaign, shown as one
         detail = "".join(traceback.format_exception(err))[-4000:]
         results.put(Ran(index, failure=f"the fusion generator stopped this worker:\n{detail}"))
-    results.put(index)  # this worker is done
+    results.put(Lost(index, done) if lost else index)  # this worker is done
 
 
 @dataclass
@@ -128,13 +151,16 @@ def run_campaign(fusions: int, workers: int, seed: int, seconds: float, scale: s
     context = multiprocessing.get_context("spawn")  # CUDA cannot be forked
     results = context.Queue()
     deadline = time.time() + seconds
-    processes = [
-        context.Process(target=_worker, args=(i, count, seed, scale, device, deadline, results), daemon=True)
-        for i, count in enumerate(_split(fusions, workers))
-        if count
-    ]
-    for process in processes:
+
+    def started(index: int, count: int, restart: int) -> multiprocessing.Process:
+        args = (index, count, seed, scale, device, deadline, results, restart)
+        process = context.Process(target=_worker, args=args, daemon=True)
         process.start()
+        return process
+
+    counts = {i: count for i, count in enumerate(_split(fusions, workers)) if count}
+    restarts = dict.fromkeys(counts, 0)
+    processes = [started(i, count, 0) for i, count in counts.items()]
     campaign, running, start, shown = Campaign(fusions), len(processes), time.time(), time.time()
     while running and time.time() < deadline + 60:  # a fusion begun before the deadline may finish
         try:
@@ -144,6 +170,14 @@ def run_campaign(fusions: int, workers: int, seed: int, seconds: float, scale: s
             message = None
         if isinstance(message, Ran):
             campaign.record(message)
+        elif isinstance(message, Lost):
+            counts[message.worker] -= message.done
+            restarts[message.worker] += 1
+            print(f"worker {message.worker}: a device fault lost its CUDA context; a fresh worker goes on")
+            if counts[message.worker] and time.time() < deadline:
+                processes.append(started(message.worker, counts[message.worker], restarts[message.worker]))
+            else:
+                running -= 1
         elif isinstance(message, int):
             running -= 1
         if time.time() - shown > PROGRESS_SECONDS:

@@ -102,3 +102,49 @@ def test_schedules_name_the_forms_a_kernel_took():
         "reduction", "reduction, looped row", "reduction, outer (column) reduction",
         "reduction, row split across programs", "reduction, split reduction (2 launches)", "int64 offsets",
     }  # fmt: skip
+
+
+def test_a_device_fault_is_marked_so_its_worker_makes_way_for_a_fresh_one():
+    fusion = _one(fusions(SMALL))
+
+    def faulting_engine(fusion, device):
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    def wrong_engine(fusion, device):
+        raise AssertionError("hfuse: T3: 7 of 12 elements differ")
+
+    assert run_one(0, fusion, "cpu", faulting_engine).device_fault
+    assert not run_one(0, fusion, "cpu", wrong_engine).device_fault
+
+
+# the engine check of a worker process whose second fusion makes a device fault
+ENGINE_CHECK = CAMPAIGN.with_name("engine_check.py")
+FAULT_ON_THE_SECOND = f"""
+import importlib.util
+spec = importlib.util.spec_from_file_location("engine_check_itself", {str(ENGINE_CHECK)!r})
+itself = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(itself)
+calls = 0
+
+
+def check_engine(fusion, device):
+    global calls
+    calls += 1
+    if calls == 2:
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    return itself.check_engine(fusion, device)
+"""
+
+
+def test_a_worker_lost_to_a_device_fault_is_replaced_and_every_fusion_still_runs(tmp_path):
+    (tmp_path / "fuzz_campaign.py").write_text(CAMPAIGN.read_text())
+    (tmp_path / "engine_check.py").write_text(FAULT_ON_THE_SECOND)
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": f"{CAMPAIGN.parents[1]}:{CAMPAIGN.parent}"}
+    command = [sys.executable, str(tmp_path / "fuzz_campaign.py"), "--scale", "small", "--device", "cpu"]
+    done = subprocess.run(
+        [*command, "--fusions", "3", "--workers", "1", "--seconds", "200"],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "worker 0: a device fault lost its CUDA context; a fresh worker goes on" in done.stdout
+    assert "3/3 fusions, 1 failures" in done.stdout  # the fresh worker ran the third, which passed

@@ -169,7 +169,7 @@ def run_request(request: RunRequest, progress: Progress | None = None) -> RunRes
     try:
         result = _run(request, tell)
     except HfuseError as err:
-        result = RunResult(RunFailure.of(err, device_fault=_is_device_fault(err)))
+        result = RunResult(RunFailure.of(err, device_fault=is_device_fault(err)))
     except Exception as err:  # an out-of-memory, a fault of the device, or a bug (reported with its step)
         out_of_memory = out_of_memory_detail(err)
         if out_of_memory is None:
@@ -245,7 +245,7 @@ def preview(tensor: torch.Tensor) -> tuple[Any, ...]:
 
 def _unexpected_failure(err: Exception, step: str) -> RunFailure:
     what = f"{type(err).__name__}: {err}"
-    if _is_device_fault(err):
+    if is_device_fault(err):
         fault = KernelError(
             f"the GPU reported a fault while {step} ({what}); the kernel it ran is likely wrong: report it "
             "with the fusion definition; backend='eager' runs the fusion with torch"
@@ -256,7 +256,7 @@ def _unexpected_failure(err: Exception, step: str) -> RunFailure:
     )
 
 
-def _is_device_fault(err: BaseException) -> bool:
+def is_device_fault(err: BaseException) -> bool:
     """Whether `err` or an error it came from is a CUDA fault (the context is lost after one)."""
     accelerator_error = getattr(torch, "AcceleratorError", ())
     seen: BaseException | None = err
