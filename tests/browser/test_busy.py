@@ -1,7 +1,7 @@
 """One short link must not tie up the server: while a first visitor's link compiles a `cat` of 10,001
-inputs (minutes of codegen), a second visitor's edit is answered within ANSWER_S and the health check
-too; the first visitor sees a spinner, then the message that the compile was stopped after the server's
-time limit.
+inputs (about 40 s of codegen for both strategies on one core here, twice the limit below), a second
+visitor's edit is answered within ANSWER_S and the health check too; the first visitor sees a spinner,
+then the message that the compile was stopped after the server's time limit.
 
 The server runs with the op-inputs limit raised, so that the huge cat is compiled rather than refused as
 it is read, and a compile time limit of COMPILE_TIMEOUT_S.
@@ -25,7 +25,7 @@ with FusionDefinition() as fd:
     fd.add_output(fd.ops.cat([t] * 10001, 0))
 """
 SEED_FACTS = "1 inputs, 9 ops, 3 outputs. Kernels: naive 3, hfuse 0."  # the default example's status
-COMPILE_TIMEOUT_S = 40
+COMPILE_TIMEOUT_S = 20
 ANSWER_S = 2.0
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 DIAGRAM = "[data-testid='stGraphVizChart'] svg"
