@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from hypothesis import reject
 from hypothesis import strategies as st
 from segment_cases import Builder
 
 from hfuse.codegen.kernel import largest_offset
 from hfuse.dtypes import DataType
-from hfuse.errors import DefinitionError
+from hfuse.errors import DefinitionError, LimitError
 from hfuse.infer.common import broadcast_extents
 from hfuse.ir import Fusion, Op, Value
 
@@ -414,7 +415,12 @@ def fusions(draw: Draw, scale: Scale = SMALL) -> Fusion:
     inputs = len(pool)
     low, high = scale.steps
     for _ in range(draw(st.sampled_from(range(low, high + 1)))):
-        grower.grow()
+        try:
+            grower.grow()
+        except LimitError:  # a HUGE fusion's results reach the limit on what one fusion computes
+            if len(pool) == inputs:
+                reject()
+            break
     made = pool[inputs:]
     read = {name for e in b.build().exprs for name in e.inputs}
     unread = [v for v in made[:-1] if v.name not in read]  # outputs there keep more exprs alive

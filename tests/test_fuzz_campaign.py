@@ -148,3 +148,11 @@ def test_a_worker_lost_to_a_device_fault_is_replaced_and_every_fusion_still_runs
     assert done.returncode == 1, done.stdout + done.stderr
     assert "worker 0: a device fault lost its CUDA context; a fresh worker goes on" in done.stdout
     assert "3/3 fusions, 1 failures" in done.stdout  # the fresh worker ran the third, which passed
+
+
+def test_a_draw_that_reaches_the_limit_on_results_ends_there(monkeypatch):
+    """A HUGE fusion's results can reach HFUSE_MAX_OUTPUT_BYTES as it grows (16 GiB without a GPU): the
+    draw keeps the steps made so far, as here with a limit a few small steps reach."""
+    monkeypatch.setenv("HFUSE_MAX_OUTPUT_BYTES", "256")
+    drawn = _drawn(fusions(SMALL))
+    assert len(drawn) > 100 and all(f.outputs for f in drawn)
