@@ -30,6 +30,16 @@ class Stage:
 
 def compile_stages(compiled: Compiled) -> list[Stage]:
     """The steps of a compile in order: the IR through the passes, the segmentation, then the kernels."""
+    stages = ir_stages(compiled)
+    report = format_segmentation(compiled.scheduled, compiled.segmentation, compiled.launches)
+    stages.append(_stage(f"segmentation ({compiled.strategy})", report, None))
+    for kernel in compiled.kernels:
+        stages.append(_stage(f"kernel {kernel.name}", kernel.source, None))
+    return stages
+
+
+def ir_stages(compiled: Compiled) -> list[Stage]:
+    """The IR as defined, after each pass, and with the copies kernels recompute."""
     stages: list[Stage] = []
     if compiled.passes is not None:
         for name, fusion in compiled.passes.stages:
@@ -39,10 +49,6 @@ def compile_stages(compiled: Compiled) -> list[Stage]:
         stages.append(_stage("as defined", print_fusion(compiled.fusion), None))
     if compiled.recomputed is not None:
         stages.append(_stage("recomputed by readers", print_fusion(compiled.recomputed), stages[-1]))
-    report = format_segmentation(compiled.scheduled, compiled.segmentation, compiled.launches)
-    stages.append(_stage(f"segmentation ({compiled.strategy})", report, None))
-    for kernel in compiled.kernels:
-        stages.append(_stage(f"kernel {kernel.name}", kernel.source, None))
     return stages
 
 

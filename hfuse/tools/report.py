@@ -23,7 +23,7 @@ from hfuse.roofline import roofline_points
 from hfuse.runtime.profile_model import FusionProfile, KernelProfile
 from hfuse.segment.report import format_segmentation
 from hfuse.service.measure import CLONE, Timing
-from hfuse.stages import compile_stages
+from hfuse.stages import ir_stages
 from hfuse.tools.roofline_svg import roofline_svg
 from hfuse.tools.triton_ir import TARGET, LaunchIRs
 
@@ -145,9 +145,7 @@ def _pipeline_section(strategy: str, compiled: Compiled, irs: list[LaunchIRs] | 
     """The IR as defined and after each pass, each step flagged changed or not and shown as its diff
     against the step before; then Triton's IRs of each kernel launch, where they were asked for."""
     parts = [f"<h3>Pipeline ({_e(strategy)}): the IR through the passes</h3>"]
-    for number, stage in enumerate(compile_stages(compiled), start=1):
-        if stage.name.startswith(("segmentation", "kernel ")):
-            break  # shown above: the segmentation with its reasons, each kernel's source
+    for number, stage in enumerate(ir_stages(compiled), start=1):  # the cut and the source are above
         if stage.follows is None:
             flag = "the start"
         else:
