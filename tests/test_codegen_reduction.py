@@ -23,7 +23,10 @@ F32, F16, BF16, I32, I64, BOOL = (DataType.Float, DataType.Half, DataType.BFloat
                                   DataType.Int, DataType.Bool)  # fmt: skip
 NORMALIZATION, REDUCTION = SchedulerKind.NORMALIZATION, SchedulerKind.REDUCTION
 # the default heuristics (rows fit one block), and tiny blocks that force loops over columns
-FORMS = {"persistent": Options(), "looped": Options(persistent_max_cols=8, loop_cols=8, row_tile=16)}
+FORMS = {
+    "persistent": Options(),
+    "looped": Options(persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16),
+}
 DTYPES = {"float32": F32, "float16": F16, "bfloat16": BF16}
 
 
@@ -321,6 +324,7 @@ SPLIT = Options(
     persistent_max_cols=8,
     loop_cols=8,
     row_tile=16,
+    outer_tile=16,
     split_below_programs=8,
     split_min_cols=32,
     split_min_part=16,
@@ -566,3 +570,25 @@ def test_split_heuristic(programs, cols, block, expected):
             split.length % block == 0
             and (split.parts - 1) * split.length < cols <= split.parts * split.length
         )
+
+
+@pytest.mark.parametrize("form", [*FORMS, "split"])
+def test_a_mean_keeps_its_digits_when_a_row_starts_with_an_outlier(form):
+    """Rows of values in [-3, 3] whose first element is far larger: differences from that element are each
+    as large as it, so their sum's rounding would take |first| * 2**-24 from a mean of about |first| / 1024
+    (60 ppm); the mean of the elements themselves keeps it to float32's own rounding."""
+    rows, cols = 4, 1024
+    b = FusionBuilder()
+    x = b.define_tensor([rows, cols], F32)
+    for out in b.add(Op.VAR_MEAN, [x], {"dims": [1], "correction": 0, "keepdim": False}):
+        b.add_output(out)
+    fusion = b.build()
+    group = _split(fusion)[0] if form == "split" else whole_group(fusion, REDUCTION)
+    data = random_tensor(fusion.value(fusion.inputs[0]))
+    data[:, 0] = torch.tensor([1e18, -3e17, 7.7e12, -1e10])  # squares within float32
+    var, mean = run(
+        group, fusion, {fusion.inputs[0]: data}, SPLIT if form == "split" else FORMS[form]
+    ).values()
+    exact = data.double()
+    torch.testing.assert_close(mean.double(), exact.mean(1), rtol=1e-6, atol=0)
+    torch.testing.assert_close(var.double(), exact.var(1, correction=0), rtol=1e-5, atol=0)

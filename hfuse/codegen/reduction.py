@@ -101,7 +101,7 @@ def choose_layout(
         tile_rows = min(next_power_of_2(rows), options.transpose_tile)
         if whole <= options.persistent_max_cols and tile_rows * whole <= 4 * options.row_tile:
             return Layout(tile_rows, whole, True, True)
-        return Layout(tile_rows, max(1, min(whole, options.row_tile // tile_rows)), False, True)
+        return Layout(tile_rows, max(1, min(whole, options.outer_tile // tile_rows)), False, True)
     persistent = whole <= options.persistent_max_cols
     if not persistent and cols >= options.long_row_cols:
         block = options.longest_loop_cols if cols >= options.longest_row_cols else options.loop_cols
@@ -250,8 +250,10 @@ class RowReducer:
         """The mean of each row's `count` elements, then the sum of their squared deviations from it. The
         mean sums the elements' differences from the row's (or part's) first element beside the elements
         themselves, in one pass: a row of the largest value does not overflow (as with torch's Welford
-        update) and a row far from zero keeps its digits; where the differences overflow (a row holding
-        both ends of the range), the sum of the elements each divided by the count is the mean."""
+        update) and a row far from zero keeps its digits. Where the differences overflow (a row holding
+        both ends of the range), or the first element lies farther from the mean than 0 does (an outlier:
+        every difference is then as large as it, and so is their sum's rounding), the sum of the elements
+        each divided by the count is the mean."""
         source = lowering.values[expr.inputs[0]]
         stats = _stats_type(source.dtype)
         element = lambda full: lowering.value(source.name, full)  # noqa: E731
@@ -282,9 +284,11 @@ class RowReducer:
                     Term(Op.SUM, scaled, stats, stats, "scaled"),
                 ],
             )
+            # the shifted sum's error follows |x - shift|: taken where the mean lies nearer the shift than 0
             finite = f'tl.abs({offsets}) < float("inf")'
+            closer = f"({finite}) & (tl.abs({offsets}) <= tl.abs({scaled_total}) * {count})"
             mean = lowering.assign(
-                f"tl.where({finite}, {shift} + {offsets} / {count}, {scaled_total})", "mean"
+                f"tl.where({closer}, {shift} + {offsets} / {count}, {scaled_total})", "mean"
             )
 
         def squared(full: Index) -> str:
