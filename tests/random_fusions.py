@@ -181,12 +181,18 @@ class _Grower:
             return self.scalar_input
         return self.b.const(self.pick((0.5, -1.25, 2.0)))
 
-    def extreme(self, x: Value, with_nan: bool = True) -> Value | None:
-        """A constant at the end of x's dtype (now and then float32's for a reduced float); None for bool."""
+    def extreme(self, x: Value, with_nan: bool = True, near_zero: bool = True) -> Value | None:
+        """A constant at the end of x's dtype (now and then float32's for a reduced float); None for bool.
+        `near_zero=False` leaves out the smallest normal and subnormal floats, which sit as close to a
+        computed 0 as the threshold 0 itself."""
         if x.dtype is BOOL:
             return None
         dtype = F32 if x.dtype.is_float and self.draw(st.integers(0, 3)) == 0 else x.dtype
-        values = [v for v in extremes(dtype) if with_nan or not math.isnan(v)]
+        values = [
+            v
+            for v in extremes(dtype)
+            if (with_nan or not math.isnan(v)) and (near_zero or not 0 < abs(v) < 1)
+        ]
         return self.b.const(self.pick(values), INT if x.dtype.is_int else DataType.Double)
 
     def fill(self, x: Value) -> Value:
@@ -240,7 +246,9 @@ class _Grower:
         return [self.b.cast(x, self.pick(targets))]
 
     def compare(self, x: Value) -> list[Value]:
-        threshold = self.extreme(x) if self.draw(st.integers(0, 3)) == 0 else self._threshold(x)
+        computed = x.name not in self.inputs  # a computed 0 may be torch's -tiny: no threshold next to 0
+        extreme = self.extreme(x, near_zero=not computed) if self.draw(st.integers(0, 3)) == 0 else None
+        threshold = self._threshold(x) if extreme is None else extreme
         return [self.b.op(self.pick(COMPARISONS), x, threshold)]
 
     def saturate(self, x: Value) -> list[Value]:
