@@ -32,3 +32,4 @@ class Options:
     # they split at shorter reduced extents (a bias gradient of 2048-16384 rows) into shorter parts.
     split_min_cols_outer: int = 1024
     split_min_part_outer: int = 256
+    outer_tile: int = 4096  # elements of an outer reduction's looped tile ([transpose_tile, the rest])
