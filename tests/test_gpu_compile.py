@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from segment_cases import Builder
 from special_sweep import DTYPES, cases, swept_ops
 from triton.backends import backends
 from wide_cases import wide_softmax
 
 from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError
+from hfuse.ir import Op
 from hfuse.pipeline import compile_fusion
 from hfuse.tools.triton_ir import triton_irs
 
@@ -51,3 +53,14 @@ def test_a_row_longer_than_int32_is_looped_over_on_the_gpu(monkeypatch):
     bounds = re.findall(r"scf\.for %\w+ = %c(-?\d+)_i\d+ to %c(-?\d+)_i\d+", launch.irs["ttir"])
     assert len(bounds) == 3, launch.irs["ttir"]  # max, sum, then the normalized values
     assert all(int(low) == 0 and int(high) > 0 for low, high in bounds), bounds
+
+
+def test_the_irs_are_specialized_as_a_gpu_launch_specializes_them():
+    """A launch on the GPU tells Triton which pointers are 16-byte aligned, and only then are loads of
+    consecutive elements vectorized: the IRs shown must be of that kernel, not of one without it."""
+    b = Builder()
+    x = b.define_tensor((64, 1024), DataType.BFloat16)
+    b.add_output(b.op(Op.EXP, b.cast(x, DataType.Float)))
+    (launch,) = triton_irs([compile_fusion(b.build(), alias_outputs=False)], timeout_s=600)[0]
+    assert "tt.divisibility = 16" in launch.irs["ttir"]
+    assert re.search(r"ld\.global(\.\w+)*\.v[248]\.", launch.irs["ptx"]), "the load is not vectorized"
