@@ -33,3 +33,4 @@ class Options:
     split_min_cols_outer: int = 1024
     split_min_part_outer: int = 256
     outer_tile: int = 4096  # elements of an outer reduction's looped tile ([transpose_tile, the rest])
+    loop_stages: int = 0  # Triton's software pipeline over looped column blocks (0: a plain loop)

@@ -21,6 +21,7 @@ VAR, VAR_MEAN and WELFORD are the mean, then the centered sum of squares.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -53,6 +54,7 @@ class Layout:
     cols: int  # columns per block
     persistent: bool
     outer: bool
+    stages: int = 0  # of Triton's software pipeline over a looped row's column blocks (0: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,13 @@ def choose_layout(
 ) -> Layout:
     """`rows_contiguous`: an output is contiguous along the kept dims while the loads run along the
     reduced ones, so a tile needs many rows for its stores to write whole memory segments."""
+    layout = _tiles(rows, cols, outer, options, rows_contiguous)
+    if layout.persistent or not options.loop_stages:
+        return layout
+    return dataclasses.replace(layout, stages=options.loop_stages)
+
+
+def _tiles(rows: int, cols: int, outer: bool, options: Options, rows_contiguous: bool) -> Layout:
     whole = next_power_of_2(cols)
     if rows_contiguous and not outer and options.store_tile_rows:
         tile_rows = min(next_power_of_2(rows), options.store_tile_rows)
@@ -146,7 +155,10 @@ class RowReducer:
         self.body.deps[start] = frozenset({axis})
         extent = self.part.length if self.part else self.count
         if extent <= INT32_LIMIT:
-            scope = self.body.open_loop(axis, f"for {start} in range(0, {extent}, {self.layout.cols}):")
+            walk = f"range(0, {extent}, {self.layout.cols})"
+            if self.layout.stages:
+                walk = f"tl.range(0, {extent}, {self.layout.cols}, num_stages={self.layout.stages})"
+            scope = self.body.open_loop(axis, f"for {start} in {walk}:")
         else:  # Triton types a bound in [2**31, 2**32) as uint32 and compares it signed: a loop over blocks
             block = self.body.fresh("block")
             self.body.deps[block] = frozenset({axis})
