@@ -592,3 +592,31 @@ def test_a_mean_keeps_its_digits_when_a_row_starts_with_an_outlier(form):
     exact = data.double()
     torch.testing.assert_close(mean.double(), exact.mean(1), rtol=1e-6, atol=0)
     torch.testing.assert_close(var.double(), exact.var(1, correction=0), rtol=1e-5, atol=0)
+
+
+def _column_sums(streams: int):
+    """sum(x0 * x1 * ..., dim=0) of `streams` [40, 16] row-major inputs: an outer reduction."""
+    b = FusionBuilder()
+    inputs = [b.define_tensor([40, 16], F32) for _ in range(streams)]
+    product = inputs[0]
+    for x in inputs[1:]:
+        (product,) = b.add(Op.MUL, [product, x])
+    (total,) = b.add(Op.SUM, [product], {"dims": [0], "keepdim": False, "dtype": F32})
+    b.add_output(total)
+    return b.build()
+
+
+@pytest.mark.parametrize("options", [FORMS["looped"], SPLIT], ids=["one-launch", "split"])
+def test_an_outer_reduction_of_one_input_pipelines_its_loop(options):
+    """One tile load a column block: Triton's software pipeline keeps the next blocks' loads in flight.
+    Two streamed inputs, an inner loop and a looped row under loop_stages=0 are plain loops."""
+    one, two = _column_sums(1), _column_sums(2)
+    group = whole_group(one, REDUCTION)
+    source = generate(group, one, options).source
+    assert "tl.range(" in source and f"num_stages={options.outer_stages})" in source
+    assert "tl.range(" not in generate(whole_group(two, REDUCTION), two, options).source
+    check(one, [group], options=options, reduction_size=40)
+    inner = softmax(F32, rows=5, cols=33)
+    assert "tl.range(" not in generate(whole_group(inner, NORMALIZATION), inner, FORMS["looped"]).source
+    forced = dataclasses.replace(FORMS["looped"], loop_stages=2)
+    assert "num_stages=2)" in generate(whole_group(inner, NORMALIZATION), inner, forced).source

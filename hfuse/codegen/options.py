@@ -33,4 +33,7 @@ class Options:
     split_min_cols_outer: int = 1024
     split_min_part_outer: int = 256
     outer_tile: int = 4096  # elements of an outer reduction's looped tile ([transpose_tile, the rest])
-    loop_stages: int = 0  # Triton's software pipeline over looped column blocks (0: a plain loop)
+    # Triton's software pipeline over looped column blocks: `loop_stages` stages for every looped row when
+    # set, else `outer_stages` for an outer reduction of one streamed input (`reduction.choose_layout`).
+    loop_stages: int = 0
+    outer_stages: int = 3

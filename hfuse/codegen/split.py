@@ -45,7 +45,7 @@ from hfuse.codegen.reduction import (
     statistics,
     warps,
 )
-from hfuse.codegen.rows import RowSpace, RowTile, row_space, store_row_outputs, tile_rows
+from hfuse.codegen.rows import RowSpace, RowTile, row_space, store_row_outputs, streamed_inputs, tile_rows
 from hfuse.dtypes import DataType
 from hfuse.ir import Expr, Fusion, Op, Value
 from hfuse.ops import op_def
@@ -100,7 +100,11 @@ def split_reduction(
         return None  # the online pair computes in float32
     # the first launch always loops over its part's column blocks
     layout = choose_layout(
-        space.rows, space.cols, space.outer, dataclasses.replace(options, persistent_max_cols=0)
+        space.rows,
+        space.cols,
+        space.outer,
+        dataclasses.replace(options, persistent_max_cols=0),
+        streams=streamed_inputs(group, fusion),
     )
     split = choose_split(cdiv(space.rows, layout.rows), space.cols, layout.cols, options, space.outer)
     if split is None:
