@@ -352,14 +352,16 @@ class _Grower:
 
     def pad(self, x: Value) -> list[Value]:
         x = self.numeric(x)
-        widths = []
+        pairs = []  # (dim, low, high), innermost dim first
         for dim in reversed(range(x.rank - self.draw(st.integers(1, x.rank)), x.rank)):
             low = self.draw(st.integers(-1 if x.shape[dim] > 1 else 0, 2))
             high = self.draw(st.integers(-1 if x.shape[dim] + low > 1 else 0, 2))
-            widths += [low, high]
-        grown = math.prod(x.shape) * math.prod(1 + max(w, 0) for w in widths)
-        if grown > self.max_numel:
-            widths = [min(w, 0) for w in widths]
+            pairs.append((dim, low, high))
+        grown = math.prod(x.shape) * math.prod(1 + max(low, 0) + max(high, 0) for _, low, high in pairs)
+        if grown > self.max_numel:  # crops only, and none that empties a dim (a max of nothing is undefined)
+            pairs = [(d, min(low, 0), min(high, 0)) for d, low, high in pairs]
+            pairs = [(d, low, high) if x.shape[d] + low + high > 0 else (d, 0, 0) for d, low, high in pairs]
+        widths = [w for _, low, high in pairs for w in (low, high)]
         return [self.b.op(Op.PAD, x, self.fill(x), pad_widths=widths)]
 
     def cat(self, x: Value) -> list[Value]:

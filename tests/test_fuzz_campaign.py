@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fuzz_campaign import run_one, schedules
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 from random_fusions import (
     BOUNDARY_EXTENTS,
     GPU,
@@ -18,9 +19,11 @@ from random_fusions import (
     HUGE_SHAPES,
     INT32_LIMIT,
     SMALL,
+    _Grower,
     extremes,
     fusions,
 )
+from segment_cases import Builder
 
 from hfuse.dtypes import DataType
 from hfuse.printer import print_fusion
@@ -77,6 +80,17 @@ def test_gpu_sized_fusions_have_inputs_at_boundaries_within_the_size_budget(fusi
         value = fusion.value(name)
         assert set(value.shape) <= set(BOUNDARY_EXTENTS)
         assert math.prod(value.shape) <= GPU_NUMEL
+
+
+@DRAWS
+@given(data=st.data())
+def test_a_pad_past_the_size_budget_crops_without_emptying_a_dim(data):
+    """A pad that would outgrow the budget keeps its crops only, and not one that leaves a dim of 0: a
+    max over it is undefined, and torch refuses it (a campaign once drew one)."""
+    b = Builder()
+    x = b.define_tensor((1, 8, 5), DataType.Float)
+    (padded,) = _Grower(data.draw, b, [x], max_numel=1).pad(x)
+    assert all(n >= 1 for n in padded.shape) and math.prod(padded.shape) <= math.prod(x.shape)
 
 
 def test_gpu_sized_fusions_use_extreme_constants():
