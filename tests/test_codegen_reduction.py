@@ -607,11 +607,14 @@ def _column_sums(streams: int):
 
 
 @pytest.mark.parametrize("options", [FORMS["looped"], SPLIT], ids=["one-launch", "split"])
-def test_an_outer_reduction_of_one_input_pipelines_its_loop(options):
+def test_a_long_outer_reduction_of_one_input_pipelines_its_loop(options):
     """One tile load a column block: Triton's software pipeline keeps the next blocks' loads in flight.
-    Two streamed inputs, an inner loop and a looped row under loop_stages=0 are plain loops."""
+    Two streamed inputs, fewer reduced rows than outer_stages_min_cols, and an inner loop (unless
+    loop_stages asks) are plain loops."""
     one, two = _column_sums(1), _column_sums(2)
     group = whole_group(one, REDUCTION)
+    assert "tl.range(" not in generate(group, one, options).source  # 40 rows: too few
+    options = dataclasses.replace(options, outer_stages_min_cols=40)
     source = generate(group, one, options).source
     assert "tl.range(" in source and f"num_stages={options.outer_stages})" in source
     assert "tl.range(" not in generate(whole_group(two, REDUCTION), two, options).source

@@ -34,6 +34,8 @@ class Options:
     split_min_part_outer: int = 256
     outer_tile: int = 4096  # elements of an outer reduction's looped tile ([transpose_tile, the rest])
     # Triton's software pipeline over looped column blocks: `loop_stages` stages for every looped row when
-    # set, else `outer_stages` for an outer reduction of one streamed input (`reduction.choose_layout`).
+    # set, else `outer_stages` for an outer reduction of one streamed input over at least
+    # `outer_stages_min_cols` reduced elements (`reduction.choose_layout`; measured at 2048 and 16384).
     loop_stages: int = 0
     outer_stages: int = 3
+    outer_stages_min_cols: int = 8192

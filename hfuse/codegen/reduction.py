@@ -99,11 +99,11 @@ def choose_layout(
         return layout
     if options.loop_stages:
         return dataclasses.replace(layout, stages=options.loop_stages)
-    if outer and streams == 1:
+    if outer and streams == 1 and cols >= options.outer_stages_min_cols:
         # One tile load a step leaves a program one tile of bytes in flight: the pipeline keeps the next
-        # blocks' loads going (bias gradients on the H200: bf16 54.9 -> 49.5 us, fp32 65.8 -> 62.8).
-        # Two streamed inputs already keep two loads going; there the pipeline was slower (RMSNorm
-        # backward's column sums 79.5 -> 85.2 us).
+        # blocks' loads going (bias gradients of 16384 rows on the H200: bf16 54.9 -> 49.5 us, fp32
+        # 65.8 -> 62.8). Two streamed inputs already keep two loads going; there the pipeline was slower
+        # (RMSNorm backward's column sums 79.5 -> 85.2 us), and so it was over 2048 rows (0.6-1.1 us).
         return dataclasses.replace(layout, stages=options.outer_stages)
     return layout
 
