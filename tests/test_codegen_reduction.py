@@ -623,3 +623,35 @@ def test_a_long_outer_reduction_of_one_input_pipelines_its_loop(options):
     assert "tl.range(" not in generate(whole_group(inner, NORMALIZATION), inner, FORMS["looped"]).source
     forced = dataclasses.replace(FORMS["looped"], loop_stages=2)
     assert "num_stages=2)" in generate(whole_group(inner, NORMALIZATION), inner, forced).source
+
+
+def _weighted_column_sums():
+    """sum(x0 * (x1 + 0.5), dim=0) of two [40, 16] inputs: the math on x1 comes before x0 is read."""
+    b = FusionBuilder()
+    x0, x1 = b.define_tensor([40, 16], F32), b.define_tensor([40, 16], F32)
+    (shifted,) = b.add(Op.ADD, [x1, b.define_scalar(DataType.Double, 0.5)])
+    (product,) = b.add(Op.MUL, [x0, shifted])
+    (total,) = b.add(Op.SUM, [product], {"dims": [0], "keepdim": False, "dtype": F32})
+    b.add_output(total)
+    return b.build()
+
+
+def _loads_before_math(source: str) -> int:
+    loop = source[source.index("for start") :].splitlines()
+    first_math = next(i for i, line in enumerate(loop) if "+ 0.5" in line)
+    return sum("tl.load(" in line for line in loop[:first_math])
+
+
+@pytest.mark.parametrize("options", [FORMS["looped"], SPLIT], ids=["one-launch", "split"])
+def test_loads_first_puts_each_streamed_load_of_a_column_block_before_its_math(options):
+    """With `loads_first`, both tile loads start each column block, so the second does not wait on the
+    math of the first; the results are the same. Without it, x0 is read after the math on x1."""
+    fusion = _weighted_column_sums()
+    group = whole_group(fusion, REDUCTION)
+    assert _loads_before_math(generate(group, fusion, options).source) == 1
+    options = dataclasses.replace(options, loads_first=True)
+    assert _loads_before_math(generate(group, fusion, options).source) == 2
+    check(fusion, [group], options=options, reduction_size=40)
+    normalized = layer_norm(F32, rows=6, cols=40)
+    looped = dataclasses.replace(FORMS["looped"], loads_first=True)
+    check(normalized, [whole_group(normalized, NORMALIZATION)], options=looped, reduction_size=40)

@@ -39,3 +39,6 @@ class Options:
     loop_stages: int = 0
     outer_stages: int = 3
     outer_stages_min_cols: int = 8192
+    # A column block's loads of the streamed inputs at the top of the block, all in flight before its math
+    # waits on one (else each where the math first reads it); off until measured.
+    loads_first: bool = False

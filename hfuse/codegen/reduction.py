@@ -149,6 +149,7 @@ class RowReducer:
         self.count = math.prod(shape[d] for d in dims)
         self.column_axes: set[str] = set()
         self._persistent: Columns | None = None
+        self.loads_first: tuple[str, ...] = ()  # inputs loaded at the top of each column block
         self._online: dict[tuple[Expr, Expr], dict[str, str]] = {}  # (max, sum) -> both results
 
     @contextmanager
@@ -365,6 +366,8 @@ class RowReducer:
         totals: list[tuple[Term, str]] = []
         with self.columns() as columns:
             full = self.full_index(columns, rows)
+            for name in self.loads_first:  # every load of the step in flight before its math waits on one
+                lowering.value(name, full)
             for term in terms:
                 acc_type = compute_type(term.acc)
                 fill = neutral(term.op, term.acc)
@@ -502,6 +505,16 @@ def warps(elements: int) -> int:
     return 4 if elements < 2048 else 8 if elements < 8192 else 16
 
 
+def loads_first(
+    streams: Sequence[str], fusion: Fusion, shape: tuple[int, ...], options: Options
+) -> tuple[str, ...]:
+    """The streamed inputs a column block loads before its math, with `options.loads_first` (else as the
+    math reaches them): those of the space's own shape, read at the block's positions."""
+    if not options.loads_first:
+        return ()
+    return tuple(name for name in streams if fusion.value(name).shape == shape)
+
+
 def layout_warps(layout: Layout) -> int:
     """Tiles of a few whole rows of 1024-2047 columns take 4 warps: 8 leave each thread too little work
     (scale + causal mask + softmax of bf16 rows of 1024, 4 rows a tile: 12% slower with 8)."""
@@ -515,11 +528,13 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
     rows, cols = space.rows, space.cols
     full = [fusion.value(name) for name in space.full_outputs]
     rows_contiguous = any(innermost_dim(value.shape, value.strides) in space.kept for value in full)
-    layout = choose_layout(rows, cols, space.outer, options, rows_contiguous, streamed_inputs(group, fusion))
+    streams = streamed_inputs(group, fusion)
+    layout = choose_layout(rows, cols, space.outer, options, rows_contiguous, len(streams))
     body = Body()
     body.reserve("prog", "pid")
     tile = tile_rows(body, "prog", layout.rows, space)
     reducer = RowReducer(body, space.shape, space.dims, layout, tile.positions, tile.mask, space.wide)
+    reducer.loads_first = loads_first(streams, fusion, space.shape, options)
     lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=space.wide, reducer=reducer)
     store_row_outputs(lowering, space, tile)
     if space.full_outputs:

@@ -86,13 +86,13 @@ def row_space(group: Group, fusion: Fusion) -> RowSpace:
     return RowSpace(shape, dims, full_outputs, row_outputs, outer, wide)
 
 
-def streamed_inputs(group: Group, fusion: Fusion) -> int:
+def streamed_inputs(group: Group, fusion: Fusion) -> tuple[str, ...]:
     """The group's inputs read at every (row, column) of its space: each a tile load of every column
     block (a row's statistics, a weight or an expanded tensor is read far less)."""
     size = math.prod(planned_space(group).shape)
     values = [fusion.value(name) for name in group.inputs]
     read = [math.prod(n for n, stride in zip(v.shape, v.strides, strict=True) if stride) for v in values]
-    return sum(1 for v, elements in zip(values, read, strict=True) if v.is_tensor and elements >= size)
+    return tuple(v.name for v, elements in zip(values, read, strict=True) if v.is_tensor and elements >= size)
 
 
 def tile_rows(body: Body, first: str | None, tile: int, space: RowSpace) -> RowTile:

@@ -39,6 +39,7 @@ from hfuse.codegen.reduction import (
     RowReducer,
     choose_layout,
     finish_softmax_pair,
+    loads_first,
     neutral,
     partial_types,
     softmax_pair,
@@ -99,12 +100,13 @@ def split_reduction(
     if any(fusion.value(row_max.inputs[0]).dtype is DataType.Double for row_max, _ in pairs):
         return None  # the online pair computes in float32
     # the first launch always loops over its part's column blocks
+    streams = streamed_inputs(group, fusion)
     layout = choose_layout(
         space.rows,
         space.cols,
         space.outer,
         dataclasses.replace(options, persistent_max_cols=0),
-        streams=streamed_inputs(group, fusion),
+        streams=len(streams),
     )
     split = choose_split(cdiv(space.rows, layout.rows), space.cols, layout.cols, options, space.outer)
     if split is None:
@@ -112,7 +114,8 @@ def split_reduction(
     slots, scratch = _partials_buffers(reductions, fusion.value_map, space.rows * split.parts)
     positions = space.rows * split.parts * split.length  # the last part may run past the row's end
     wide = space.wide or positions > INT32_LIMIT or any(s.numel > INT32_LIMIT for s in scratch)
-    first = _partials_part(group, fusion, space, layout, split, slots, reductions, wide)
+    first_loads = loads_first(streams, fusion, space.shape, options)
+    first = _partials_part(group, fusion, space, layout, split, slots, reductions, wide, first_loads)
     if space.full_outputs:
         second = _finish_part(group, fusion, space, layout, split, slots, wide)
     else:
@@ -247,11 +250,14 @@ def _partials_part(
     slots: Slots,
     reductions: Sequence[Expr],
     wide: bool,
+    first_loads: tuple[str, ...],
 ) -> Part:
-    """The first launch: program `prog` reduces part `prog % parts` of the rows of tile `prog // parts`."""
+    """The first launch: program `prog` reduces part `prog % parts` of the rows of tile `prog // parts`;
+    `first_loads` are loaded at the top of each column block (`reduction.loads_first`)."""
     body = Body()
     tile, part, columns = _part_program(body, space, layout, split, "part")
     reducer = RowReducer(body, space.shape, space.dims, layout, tile.positions, tile.mask, wide, columns)
+    reducer.loads_first = first_loads
     lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer)
     found = reducer.partials(lowering, reductions)
     mask = lowering.mask_text(tile.mask)
