@@ -103,7 +103,8 @@ def choose_layout(
         # One tile load a step leaves a program one tile of bytes in flight: the pipeline keeps the next
         # blocks' loads going (bias gradients of 16384 rows on the H200: bf16 54.9 -> 49.5 us, fp32
         # 65.8 -> 62.8). Two streamed inputs already keep two loads going; there the pipeline was slower
-        # (RMSNorm backward's column sums 79.5 -> 85.2 us), and so it was over 2048 rows (0.6-1.1 us).
+        # (RMSNorm backward's column sums 79.5 -> 85.2 us). Over 2048 rows the evidence was mixed, so
+        # shorter reductions keep a plain loop until it is measured side by side.
         return dataclasses.replace(layout, stages=options.outer_stages)
     return layout
 
