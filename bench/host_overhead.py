@@ -5,7 +5,9 @@
 Prints, per example, microseconds per cached call (the fastest round, see `per_call_us`): the whole
 call, and the call with each kernel launch (`KernelLauncher.__call__` and `.launch`) replaced by a
 no-op, which leaves hfuse's own host work (lookup, allocation, bookkeeping). Their difference is what
-the launches cost.
+the launches cost. Beside them: the example's plain torch function run eagerly (`hfuse.baselines`: for
+softmax and layernorm one torch call), and the host-cost target of a cached call: 8 us for one kernel,
+12 us for two kernels or up to four outputs.
 `--profile` also prints where the time of the first example's cached calls goes (cProfile).
 
 On a GPU the examples are the nanoGPT sizes. Without one they are the small sizes, and only the no-op
@@ -21,8 +23,10 @@ import time
 
 import torch
 
+from hfuse.baselines import baseline
 from hfuse.examples import get_example
 from hfuse.loader import load
+from hfuse.pipeline import compile_fusion
 from hfuse.runtime.launcher import KernelLauncher
 
 GPU_CALLS = 10_000
@@ -62,10 +66,23 @@ def _no_lean_launch(self: KernelLauncher, args) -> None:
     return None
 
 
-def measure(name: str, profile: bool) -> tuple[float | None, float]:
+def target_us(name: str, subset: str) -> float | None:
+    """The issue's host-cost target for the example's cached call: by its launches and outputs."""
+    fusion = load(get_example(name, subset).text, device="meta").fusion
+    launches = sum(k.launches for k in compile_fusion(fusion, alias_outputs=False).kernels)
+    if launches == 1 and len(fusion.outputs) == 1:
+        return 8.0
+    return 12.0 if launches <= 2 and len(fusion.outputs) <= 4 else None
+
+
+def measure(name: str, profile: bool) -> tuple[float | None, float, float | None]:
+    """(the whole call, hfuse's own host work, the plain torch function's eager call) in us a call."""
     cuda = torch.cuda.is_available()
-    script = load(get_example(name, "nanogpt" if cuda else "small").text)
+    subset = "nanogpt" if cuda else "small"
+    script = load(get_example(name, subset).text)
     fd, inputs = script.fd, script.inputs
+    plain = baseline(name, subset)
+    eager = per_call_us(lambda: plain(*inputs), GPU_CALLS) if cuda else None
 
     def call() -> object:
         return fd.execute(inputs, alias_outputs=False)
@@ -82,17 +99,24 @@ def measure(name: str, profile: bool) -> tuple[float | None, float]:
             print_profile(call)
     finally:
         KernelLauncher.__call__, KernelLauncher.launch = launch, lean_launch
-    return whole, host
+    return whole, host, eager
+
+
+def _shown(us: float | None) -> str:
+    return "-" if us is None else f"{us:.1f}"
 
 
 def main(argv: list[str]) -> None:
     profile = "--profile" in argv
     names = [a for a in argv if a != "--profile"] or ["qkv_split", "softmax", "layernorm", "rope"]
+    subset = "nanogpt" if torch.cuda.is_available() else "small"
     rows = [(name, *measure(name, profile and index == 0)) for index, name in enumerate(names)]
-    print(f"{'example':<20} {'fd.execute us':>14} {'no-op launches us':>18}")
-    for name, whole, host in rows:
-        shown = "-" if whole is None else f"{whole:.1f}"
-        print(f"{name:<20} {shown:>14} {host:>18.1f}")
+    columns = ("fd.execute us", 14), ("no-op launches us", 18), ("eager us", 9), ("target us", 10)
+    print(f"{'example':<20} " + " ".join(f"{title:>{width}}" for title, width in columns))
+    for name, whole, host, eager in rows:
+        target = target_us(name, subset)
+        met = "" if whole is None or target is None else ("  met" if whole <= target else "  missed")
+        print(f"{name:<20} {_shown(whole):>14} {host:>18.1f} {_shown(eager):>9} {_shown(target):>10}{met}")
 
 
 if __name__ == "__main__":
