@@ -109,14 +109,15 @@ def _compile_modules(folder: Path) -> list[list[dict[str, Any]]]:
             types[param.name] = annotated if annotated else mangle_type(arg)
         return types
 
+    def divisible_by_16(arg: Any) -> bool:
+        if isinstance(arg, torch.Tensor):
+            return arg.data_ptr() % 16 == 0
+        return type(arg) is int and arg % 16 == 0
+
     def attributes(args: Sequence[Any]) -> dict[tuple[int], list[list[Any]]]:
         """What Triton's launch specializes on, as on the GPU: a pointer 16-byte aligned, an integer
         divisible by 16 (loads and stores are vectorized only with it)."""
-        return {
-            (i,): [["tt.divisibility", 16]]
-            for i, arg in enumerate(args)
-            if (arg.data_ptr() if isinstance(arg, torch.Tensor) else arg if type(arg) is int else 1) % 16 == 0
-        }
+        return {(i,): [["tt.divisibility", 16]] for i, arg in enumerate(args) if divisible_by_16(arg)}
 
     result = []
     for entry in json.loads((folder / "manifest.json").read_text()):
