@@ -2,10 +2,12 @@
 
 The first call goes through the module's `launch()`, which checks every argument's dtype, shape and
 strides against the kernel's. The plan's inputs and its own outputs keep those layouts, so later calls
-skip the checks: they call the module's `run()`, or, on a GPU, the compiled kernel's own launcher
-bound to the grid (Triton's `CompiledKernel[grid]`), which also skips Triton's per-call argument
-binding. Triton specializes a pointer on whether it is 16-byte aligned, so that launcher is used only
-while every argument is a tensor with the alignment it had when the kernel was compiled.
+skip the checks: they call the module's `run()`, or, on a GPU, the compiled kernel itself (`direct`).
+
+Triton compiles a kernel for what it specializes on in the arguments: whether a pointer is 16-byte
+aligned, whether an integer is 1, is divisible by 16 or fits 32 bits. The compiled kernel is launched
+directly only while the arguments agree with the first launch's on all of that (`_specialization`);
+otherwise `run()` lets Triton pick or compile the kernel that fits.
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ from typing import Any
 
 import torch
 
+DirectLaunch = Callable[..., object]  # the compiled kernel launched on (data pointers and scalars)
+
+INT32, INT64 = range(-(2**31), 2**31), range(-(2**63), 2**63)  # beyond int64, Triton passes uint64
+
 
 class KernelLauncher:
     def __init__(self, module: ModuleType, grid: tuple[int, ...]) -> None:
@@ -23,47 +29,127 @@ class KernelLauncher:
         self.grid = grid
         self.generated_run = getattr(module, "run", None)
         self.checked = False
-        self.direct: Callable[..., object] | None = None
-        self.alignment: tuple[bool, ...] = ()
+        self.direct: DirectLaunch | None = None
+        self.specialization: tuple[Any, ...] = ()
 
     def __call__(self, args: Sequence[Any]) -> Callable[[], object]:
         """Launches the kernel on `args` and returns a function that launches it again on them."""
-        launch = self._choose(args)
-        launched = launch(*args)
-        if not self.checked:
-            self.checked = True
-            self._bind(launched, args)
-        return lambda: launch(*args)
+        self.launch(args)
+        return lambda: self.launch(args)
 
     def launch(self, args: Sequence[Any]) -> None:
-        """Launches the kernel on `args`, as `__call__` does, without making the function that repeats it."""
+        """Launches the kernel on `args`: the first time through the module's checks."""
         if not self.checked:
-            self(args)
+            launched = self.module.launch(*args)
+            self.checked = True
+            self._bind(launched, args)
             return
-        self._choose(args)(*args)
+        passed = self._direct_arguments(args)
+        if passed is None:
+            self._run(*args)
+        else:
+            self.direct(*passed)
 
-    def _choose(self, args: Sequence[Any]) -> Callable[..., object]:
-        if not self.checked:
-            return self.module.launch
-        run = getattr(self.module, "run", self.module.launch)
-        if self.direct is not None and run is self.generated_run and _alignment(args) == self.alignment:
-            return self.direct
-        return run
+    @property
+    def _run(self) -> Callable[..., object]:
+        return getattr(self.module, "run", self.module.launch)
+
+    def _direct_arguments(self, args: Sequence[Any]) -> list[Any] | None:
+        """The arguments as the direct launch takes them, or None where it may not run them: no compiled
+        kernel is bound, `run` was replaced, or Triton would specialize these arguments differently."""
+        if self.direct is None or getattr(self.module, "run", None) is not self.generated_run:
+            return None
+        passed, specialization = _specialization(args)
+        return passed if specialization == self.specialization else None
 
     def _bind(self, launched: object, args: Sequence[Any]) -> None:
-        """Keeps the compiled kernel's launcher when Triton returned one (it does not in the interpreter)."""
-        alignment = _alignment(args)
-        if hasattr(launched, "function") and hasattr(launched, "__getitem__") and alignment:
-            grid = (*self.grid, *(1,) * (3 - len(self.grid)))
-            self.direct = launched[grid]
-            self.alignment = alignment
+        """Keeps the compiled kernel's launch when Triton returned one (it does not in the interpreter)."""
+        specialization = _specialization(args)[1]
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), None)
+        compiled = hasattr(launched, "function") and hasattr(launched, "__getitem__")
+        if not specialization or device is None or not compiled:
+            return
+        grid = (*self.grid, *(1,) * (3 - len(self.grid)))
+        self.direct = _bound_c_launch(launched, grid, device) or _bound_runner(launched, grid)
+        self.specialization = specialization
 
 
-def _alignment(args: Sequence[Any]) -> tuple[bool, ...]:
-    """Whether each argument's data is 16-byte aligned; empty when an argument is not a tensor."""
-    aligned = []
-    for a in args:
-        if not isinstance(a, torch.Tensor):
-            return ()
-        aligned.append(a.data_ptr() % 16 == 0)
-    return tuple(aligned)
+def _specialization(args: Sequence[Any]) -> tuple[list[Any], tuple[Any, ...]]:
+    """Each tensor as its data pointer (Triton's launcher reads a Python int as the address itself), and what
+    Triton specializes a compiled kernel on in the arguments; an empty specialization when an argument is
+    of a kind not described here (Triton's own dispatch then decides)."""
+    passed: list[Any] = []
+    specialization: list[Any] = []
+    for arg in args:
+        if isinstance(arg, torch.Tensor):
+            address = arg.data_ptr()
+            passed.append(address)
+            specialization.append(address % 16 == 0)
+        elif isinstance(arg, (bool, float)):
+            passed.append(arg)
+            specialization.append(type(arg))
+        elif isinstance(arg, int):
+            passed.append(arg)
+            specialization.append((arg == 1, arg % 16 == 0, arg in INT32, arg in INT64))
+        else:
+            return passed, ()
+    return passed, tuple(specialization)
+
+
+def _bound_runner(compiled: Any, grid: tuple[int, int, int]) -> DirectLaunch:
+    """Triton's own launch of a compiled kernel on a fixed grid; it takes data pointers as tensors."""
+    return compiled[grid]
+
+
+def _bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.device) -> DirectLaunch | None:
+    """Triton's C launch function of the compiled kernel, with the grid, the kernel's handle and metadata
+    bound, for a Triton whose launcher has the layout written here (Triton 3.6's `CudaLauncher`) and a
+    kernel that needs no scratch memory; None otherwise. Skipped per call: Triton's runner closure, its
+    launch metadata, its current-device query, its launcher's Python wrapper and two calls of empty hook
+    chains. While a launch hook is set (a profiler's), Triton's runner launches instead, so that the hook
+    sees every launch as Triton reports it."""
+    runner = getattr(compiled, "run", None)
+    c_launch = getattr(runner, "launch", None)
+    fields = ("launch_cooperative_grid", "launch_pdl", "global_scratch_size", "profile_scratch_size")
+    if c_launch is None or not all(hasattr(runner, f) for f in fields) or not _takes_grid_then_args(runner):
+        return None
+    if runner.global_scratch_size or runner.profile_scratch_size or device.type != "cuda":
+        return None
+    from triton import knobs
+
+    hooks = knobs.runtime
+    fallback = _bound_runner(compiled, grid)
+    x, y, z = grid
+    function, metadata = compiled.function, compiled.packed_metadata
+    cooperative, pdl = runner.launch_cooperative_grid, runner.launch_pdl
+    stream_of, index = torch._C._cuda_getCurrentRawStream, device.index or 0
+
+    def launch(*args: Any) -> None:
+        enter, leave = hooks.launch_enter_hook, hooks.launch_exit_hook
+        if (enter is not None and _calls_something(enter)) or (leave is not None and _calls_something(leave)):
+            fallback(*args)
+            return
+        stream = stream_of(index)
+        c_launch(x, y, z, stream, function, cooperative, pdl, None, None, metadata, None, None, None, *args)
+
+    return launch
+
+
+def _calls_something(hook: Any) -> bool:
+    """Whether a launch hook would call anything: Triton's default is an empty chain of hooks (`calls`)."""
+    if hook is None:
+        return False
+    calls = getattr(hook, "calls", None)
+    return calls is None or bool(calls)
+
+
+def _takes_grid_then_args(runner: Any) -> bool:
+    """Whether the launcher's Python call is Triton 3.6's `(gridX, gridY, gridZ, stream, function, *args)`,
+    which passes its C function the cooperative and PDL flags and the two scratch buffers before `args`."""
+    import inspect
+
+    try:
+        parameters = list(inspect.signature(type(runner).__call__).parameters)
+    except (TypeError, ValueError):
+        return False
+    return parameters == ["self", "gridX", "gridY", "gridZ", "stream", "function", "args"]

@@ -1,0 +1,131 @@
+"""Launching a plan's kernels after the first call: straight to the compiled kernel while Triton would
+specialize the arguments as it did the first time, through Triton's own dispatch otherwise."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from hfuse import DataType, FusionDefinition
+from hfuse.runtime import launcher as launcher_module
+from hfuse.runtime.launcher import _bound_c_launch, _specialization
+
+pytestmark = pytest.mark.usefixtures("fresh_cache")
+
+N = 96  # a multiple of 16 elements, so that an offset view keeps the shape of an aligned tensor
+
+
+def _scale_by_an_int() -> FusionDefinition:
+    with FusionDefinition() as fd:
+        x = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+        n = fd.define_scalar(dtype=DataType.Int)
+        fd.add_output(fd.ops.add(fd.ops.mul(x, n), x))
+    return fd
+
+
+def _offset_view(n: int, elements: int, device: str) -> torch.Tensor:
+    """n floats that start `elements` floats (4 bytes each) past an aligned address."""
+    return torch.randn(n + elements, device=device)[elements:]
+
+
+@pytest.mark.parametrize("scalars", [(3, 1, 16, 17, 2**40, -(2**31) - 1, -1)], ids=["int-specializations"])
+def test_cached_calls_stay_right_when_alignment_or_an_int_changes_what_triton_specializes(scalars, device):
+    fd = _scale_by_an_int()
+    tensors = [torch.randn(N, device=device), _offset_view(N, 1, device), _offset_view(N, 4, device)]
+    for x in tensors * 2:  # the second round: every form has been launched once already
+        for n in scalars:
+            (out,) = fd.execute([x, n])
+            torch.testing.assert_close(out, x * n + x, rtol=1e-5, atol=0)
+
+
+def test_the_specialization_is_each_pointers_alignment_and_each_ints_kind():
+    aligned = torch.zeros(8)
+    passed, specialization = _specialization([aligned, aligned[1:], 1, 32, 33, 2**40, 2**63, 2.5, True])
+    assert passed[0] == aligned.data_ptr() and passed[1] == aligned.data_ptr() + 4
+    assert passed[2:] == [1, 32, 33, 2**40, 2**63, 2.5, True]
+    assert specialization == (
+        True,
+        False,
+        (True, False, True, True),
+        (False, True, True, True),
+        (False, False, True, True),
+        (False, True, False, True),
+        (False, True, False, False),
+        float,
+        bool,
+    )
+    assert _specialization([aligned, "text"])[1] == (), "an argument of another kind leaves Triton to decide"
+
+
+class _Launcher36:
+    """Stands for Triton 3.6's CudaLauncher: its Python call and the C function it wraps."""
+
+    launch_cooperative_grid, launch_pdl = False, True
+    global_scratch_size = profile_scratch_size = 0
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+        self.launch = lambda *args: self.calls.append(args)
+
+    def __call__(self, gridX, gridY, gridZ, stream, function, *args):  # noqa: N803 (Triton's names)
+        raise AssertionError("the C function is called directly")
+
+
+class _Compiled:
+    function, packed_metadata = 1234, (4, 1, 0)
+
+    def __init__(self, runner) -> None:
+        self.run = runner
+        self.runs: list[tuple] = []
+
+    def __getitem__(self, grid):
+        return lambda *args: self.runs.append((grid, args))
+
+
+class _Hooks:
+    def __init__(self, enter) -> None:
+        self.launch_enter_hook, self.launch_exit_hook = enter, None
+
+
+def _fake_cuda(monkeypatch, enter=None) -> _Hooks:
+    import triton
+
+    hooks = _Hooks(enter)
+    monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda index: 777 + index, raising=False)
+    monkeypatch.setattr(triton.knobs, "runtime", hooks)
+    return hooks
+
+
+class _Chain:
+    def __init__(self, calls) -> None:
+        self.calls = calls
+
+
+def test_the_c_launch_gets_triton_3_6s_arguments_and_hooks_send_launches_through_triton(monkeypatch):
+    hooks = _fake_cuda(monkeypatch, enter=_Chain([]))
+    runner = _Launcher36()
+    compiled = _Compiled(runner)
+    launch = _bound_c_launch(compiled, (7, 1, 1), torch.device("cuda", 1))
+    launch(11, 22, 3.5)
+    assert runner.calls == [
+        (7, 1, 1, 778, 1234, False, True, None, None, (4, 1, 0), None, None, None, 11, 22, 3.5)
+    ]
+    hooks.launch_enter_hook.calls.append(print)  # a profiler adds its hook to Triton's chain
+    launch(11, 22, 3.5)
+    assert len(runner.calls) == 1 and compiled.runs == [((7, 1, 1), (11, 22, 3.5))]
+
+
+def test_other_launchers_and_kernels_with_scratch_memory_keep_tritons_runner(monkeypatch):
+    _fake_cuda(monkeypatch)
+    cuda = torch.device("cuda", 0)
+    with_scratch = _Launcher36()
+    with_scratch.global_scratch_size = 64
+    assert _bound_c_launch(_Compiled(with_scratch), (1, 1, 1), cuda) is None
+
+    class Launcher39(_Launcher36):  # Triton 3.9 names its launcher's arguments differently
+        def __call__(self, gridX, gridY, gridZ, stream, function, kernel_metadata, *args):  # noqa: N803
+            raise AssertionError
+
+    assert _bound_c_launch(_Compiled(Launcher39()), (1, 1, 1), cuda) is None
+    assert launcher_module._calls_something(lambda metadata: None)
+    assert not launcher_module._calls_something(None) and not launcher_module._calls_something(_Chain([]))
