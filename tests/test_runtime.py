@@ -20,6 +20,7 @@ from hfuse.runtime import segments as segments_module
 from hfuse.runtime.bytes import segment_bytes
 from hfuse.runtime.device import peak_from_clock
 from hfuse.runtime.kernel_cache import load_kernel, source_hash
+from hfuse.runtime.launcher import KernelLauncher
 from hfuse.segment.model import Group, SchedulerKind
 
 F32 = 4
@@ -490,7 +491,7 @@ def test_out_of_memory_in_a_cached_definition_call_is_a_limit_error(monkeypatch,
     def out_of_memory(*args):
         raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 KiB")
 
-    monkeypatch.setattr(segments_module, "_allocate", out_of_memory)
+    monkeypatch.setattr(KernelLauncher, "launch", out_of_memory)
     with pytest.raises(LimitError, match=r"backend hfuse\) ran out of device memory \(CUDA out of memory"):
         fd.execute([torch.randn(8, device=device), 2.0])
 

@@ -103,8 +103,11 @@ def _cpu_scalars_on_the_run_device(inputs: list[Any]) -> list[Any]:
     """nvFuser takes a 0-d CPU tensor (`is_cpu=True`, what `from_pytorch` makes of one) beside GPU tensors
     as a scalar: here it goes to the device the kernels run on, and so do the outputs made from it alone,
     for every backend alike."""
-    if not any(type(x) is torch.Tensor and not x.dim() and x.device.type == "cpu" for x in inputs):
-        return inputs  # each call pays this scan: the rank first, it is cheaper to read than the device
+    for x in inputs:  # each call pays this scan: a loop, cheaper than any() of a generator; the rank first
+        if type(x) is torch.Tensor and not x.dim() and x.device.type == "cpu":
+            break
+    else:
+        return inputs
     from hfuse.runtime.device import run_device
 
     device = run_device()

@@ -33,17 +33,23 @@ Env = dict[str, Any]  # value name -> tensor or Python scalar
 Rerun = Callable[[], object]  # the segment's device work again, with the same arguments (for timing)
 
 
+# A validated call's work of one segment, on the call's values by position (the plan's inputs, its
+# constants, then every segment's outputs in order), to which it appends its outputs.
+Step = Callable[[list[Any]], None]
+Bind = Callable[[dict[str, int], bool], Step]  # (name -> position, poison): adds its outputs' positions
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """One group, ready to run: `run(env, poison)` reads its inputs from env, adds its outputs and returns
-    its device work again for timing; `launch(env, poison)` does the same without that return;
-    `dry(env)` adds stand-ins for its outputs and returns its kernel's launch on stand-in arguments, which
-    only compiles (None when there is nothing to compile; see `parallel_compile`)."""
+    its device work again for timing; `bind(positions, poison)` makes the `Step` a validated call runs,
+    once per plan; `dry(env)` adds stand-ins for its outputs and returns its kernel's launch on stand-in
+    arguments, which only compiles (None when there is nothing to compile; see `parallel_compile`)."""
 
     group: Group
     run: Callable[[Env, bool], Rerun | None]
     kernel_name: str
-    launch: Callable[[Env, bool], object]
+    bind: Bind
     dry: Callable[[Env], DryLaunch | None]
 
 
@@ -81,8 +87,8 @@ def writable_in_place(compiled: Compiled) -> dict[str, str]:
 
 
 def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) -> Segment:
-    """`run` (first runs, profiles) allocates every output, poisoned when asked; `launch` (the validated
-    call) writes the outputs of `in_place` straight into their inputs."""
+    """`run` (first runs, profiles) allocates every output, poisoned when asked; `bind`'s step (the
+    validated call) writes the outputs of `in_place` straight into their inputs."""
     kernel = compiled.kernel_of(group)
     assert kernel is not None, f"group {group.id} launches a kernel but has no generated source"
     module = load_kernel(kernel)
@@ -117,15 +123,37 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
         env.update(zip(outputs, buffers, strict=True))
         return _reported(kernel, relaunch)
 
-    def launch(env: Env, poison: bool) -> None:
-        args, buffers = arguments(env, poison, into)
-        try:
-            launcher.launch(args)
-        except Exception as err:
-            if out_of_memory_detail(err) is not None:
-                raise  # not the kernel's fault: the run reports it as a LimitError
-            raise _launch_error(kernel, err) from err
-        env.update(zip(outputs, buffers, strict=True))
+    def bind(positions: dict[str, int], poison: bool) -> Step:
+        reads = tuple(positions[name] for name in inputs)
+        made = tuple(
+            (spec.shape, spec.strides, spec.dtype, None if target is None else positions[target])
+            for spec, target in zip(specs, into, strict=True)
+        )
+        poisoned = tuple((i, spec.poison) for i, spec in enumerate(specs) if into[i] is None)
+        positions.update((name, len(positions)) for name in outputs)
+        empty_strided = torch.empty_strided
+
+        def step(values: list[Any]) -> None:
+            buffers = [
+                empty_strided(shape, strides, dtype=dtype, device=device) if at is None else values[at]
+                for shape, strides, dtype, at in made
+            ]
+            if poison:
+                for i, value in poisoned:
+                    buffers[i].fill_(value)
+            args = [values[i] for i in reads]
+            for i in scalars:
+                args[i] = _launch_arg(args[i])
+            args += buffers
+            try:
+                launcher.launch(args)
+            except Exception as err:
+                if out_of_memory_detail(err) is not None:
+                    raise  # not the kernel's fault: the run reports it as a LimitError
+                raise _launch_error(kernel, err) from err
+            values += buffers
+
+        return step
 
     def dry(env: Env) -> DryLaunch | None:
         values = [compiled.scheduled.value(name) for name in (*inputs, *outputs)]
@@ -135,7 +163,7 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
             return None  # Triton holds a compiled kernel of the module: a launch of it would run
         return DryLaunch(lambda: module.run(*args), len(jit_functions(module)))
 
-    return Segment(group, run, kernel.name, launch, dry)
+    return Segment(group, run, kernel.name, bind, dry)
 
 
 def _reported(kernel: KernelSource, launch: Callable[[], T]) -> Callable[[], T]:
@@ -177,7 +205,8 @@ def torch_segment(fusion: Fusion, group: Group) -> Segment:
         env.update(zip(part.output_names, rerun(), strict=True))
         return rerun
 
-    return Segment(group, run, group.name, run, _stand_ins(fusion, group.outputs))
+    bind = _by_name(run, part.inputs, part.output_names)
+    return Segment(group, run, group.name, bind, _stand_ins(fusion, group.outputs))
 
 
 def inductor_segment(compiled: Compiled) -> Segment:
@@ -194,7 +223,8 @@ def inductor_segment(compiled: Compiled) -> Segment:
         env.update(zip(fusion.output_names, rerun(), strict=True))
         return rerun
 
-    return Segment(group, run, INDUCTOR, run, _stand_ins(fusion, fusion.output_names))
+    bind = _by_name(run, fusion.inputs, fusion.output_names)
+    return Segment(group, run, INDUCTOR, bind, _stand_ins(fusion, fusion.output_names))
 
 
 def _alias_segment(compiled: Compiled, group: Group) -> Segment:
@@ -209,6 +239,19 @@ def _alias_segment(compiled: Compiled, group: Group) -> Segment:
             env[view.output] = base.as_strided(view.shape, view.strides, base.storage_offset() + view.offset)
         return None
 
+    def bind(positions: dict[str, int], poison: bool) -> Step:
+        made = []
+        for view in views:
+            made.append((positions[view.input], view.shape, view.strides, view.offset))
+            positions[view.output] = len(positions)
+
+        def step(values: list[Any]) -> None:
+            for base_at, shape, strides, offset in made:
+                base = values[base_at]
+                values.append(base.as_strided(shape, strides, base.storage_offset() + offset))
+
+        return step
+
     stand_ins = _stand_ins(compiled.scheduled, group.outputs)
 
     def dry(env: Env) -> None:
@@ -217,7 +260,24 @@ def _alias_segment(compiled: Compiled, group: Group) -> Segment:
         except RuntimeError:
             stand_ins(env)  # a base that is a stand-in has no room for the view
 
-    return Segment(group, run, group.name, run, dry)
+    return Segment(group, run, group.name, bind, dry)
+
+
+def _by_name(run: Callable[[Env, bool], object], reads: tuple[str, ...], writes: tuple[str, ...]) -> Bind:
+    """The `bind` of a segment torch runs on named values: its step names them for `run`."""
+
+    def bind(positions: dict[str, int], poison: bool) -> Step:
+        read = tuple((name, positions[name]) for name in reads)
+        positions.update((name, len(positions)) for name in writes)
+
+        def step(values: list[Any]) -> None:
+            env = {name: values[i] for name, i in read}
+            run(env, poison)
+            values.extend(env[name] for name in writes)
+
+        return step
+
+    return bind
 
 
 def _stand_ins(fusion: Fusion, names: tuple[str, ...]) -> Callable[[Env], None]:
