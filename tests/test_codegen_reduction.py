@@ -625,6 +625,18 @@ def test_a_long_outer_reduction_of_one_input_pipelines_its_loop(options):
     assert "num_stages=2)" in generate(whole_group(inner, NORMALIZATION), inner, forced).source
 
 
+def test_a_long_inner_row_pipelines_its_loop_when_inner_stages_asks():
+    """Rows of at least inner_stages_min_cols columns loop through Triton's software pipeline; shorter
+    rows and the default options keep a plain loop."""
+    inner = softmax(F32, rows=5, cols=33)
+    group = whole_group(inner, NORMALIZATION)
+    asked = dataclasses.replace(FORMS["looped"], inner_stages=3, inner_stages_min_cols=33)
+    assert "num_stages=3)" in generate(group, inner, asked).source
+    longer = dataclasses.replace(asked, inner_stages_min_cols=34)
+    assert "tl.range(" not in generate(group, inner, longer).source
+    check(inner, [group], options=asked)
+
+
 def _weighted_column_sums():
     """sum(x0 * (x1 + 0.5), dim=0) of two [40, 16] inputs: the math on x1 comes before x0 is read."""
     b = FusionBuilder()

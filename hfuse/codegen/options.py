@@ -39,6 +39,10 @@ class Options:
     loop_stages: int = 0
     outer_stages: int = 3
     outer_stages_min_cols: int = 8192
+    # ... and `inner_stages` for an inner (row) reduction looping over at least `inner_stages_min_cols`
+    # columns (a vocabulary); 0: a plain loop.
+    inner_stages: int = 0
+    inner_stages_min_cols: int = 98304
     # A column block's loads of the streamed inputs at the top of the block, all in flight before its math
     # waits on one (else each where the math first reads it); off until measured.
     loads_first: bool = False

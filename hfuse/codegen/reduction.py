@@ -106,6 +106,8 @@ def choose_layout(
         # (RMSNorm backward's column sums 79.5 -> 85.2 us). Over 2048 rows the evidence was mixed, so
         # shorter reductions keep a plain loop until it is measured side by side.
         return dataclasses.replace(layout, stages=options.outer_stages)
+    if not outer and options.inner_stages and cols >= options.inner_stages_min_cols:
+        return dataclasses.replace(layout, stages=options.inner_stages)
     return layout
 
 
