@@ -10,8 +10,9 @@ softmax and layernorm one torch call), and the host-cost target of a cached call
 12 us for two kernels or up to four outputs.
 `--profile` also prints where the time of the first example's cached calls goes (cProfile).
 
-On a GPU the examples are the nanoGPT sizes. Without one they are the small sizes, and only the no-op
-column is measured (and profiled): Triton's interpreter would time numpy, not the launches.
+The examples are the small sizes (tiny tensors, so that the host, not the kernels, sets the time). Without
+a GPU only the no-op column is measured (and profiled): Triton's interpreter would time numpy, not the
+launches.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from hfuse.runtime.launcher import KernelLauncher
 GPU_CALLS = 10_000
 CPU_CALLS = 20_000
 ROUNDS = 20
+SUBSET = "small"
 
 
 def per_call_us(fn, calls: int) -> float:
@@ -66,9 +68,9 @@ def _no_lean_launch(self: KernelLauncher, args) -> None:
     return None
 
 
-def target_us(name: str, subset: str) -> float | None:
+def target_us(name: str) -> float | None:
     """The issue's host-cost target for the example's cached call: by its launches and outputs."""
-    fusion = load(get_example(name, subset).text, device="meta").fusion
+    fusion = load(get_example(name, SUBSET).text, device="meta").fusion
     launches = sum(k.launches for k in compile_fusion(fusion, alias_outputs=False).kernels)
     if launches == 1 and len(fusion.outputs) == 1:
         return 8.0
@@ -78,10 +80,9 @@ def target_us(name: str, subset: str) -> float | None:
 def measure(name: str, profile: bool) -> tuple[float | None, float, float | None]:
     """(the whole call, hfuse's own host work, the plain torch function's eager call) in us a call."""
     cuda = torch.cuda.is_available()
-    subset = "nanogpt" if cuda else "small"
-    script = load(get_example(name, subset).text)
+    script = load(get_example(name, SUBSET).text)
     fd, inputs = script.fd, script.inputs
-    plain = baseline(name, subset)
+    plain = baseline(name, SUBSET)
     eager = per_call_us(lambda: plain(*inputs), GPU_CALLS) if cuda else None
 
     def call() -> object:
@@ -109,12 +110,11 @@ def _shown(us: float | None) -> str:
 def main(argv: list[str]) -> None:
     profile = "--profile" in argv
     names = [a for a in argv if a != "--profile"] or ["qkv_split", "softmax", "layernorm", "rope"]
-    subset = "nanogpt" if torch.cuda.is_available() else "small"
     rows = [(name, *measure(name, profile and index == 0)) for index, name in enumerate(names)]
     columns = ("fd.execute us", 14), ("no-op launches us", 18), ("eager us", 9), ("target us", 10)
     print(f"{'example':<20} " + " ".join(f"{title:>{width}}" for title, width in columns))
     for name, whole, host, eager in rows:
-        target = target_us(name, subset)
+        target = target_us(name)
         met = "" if whole is None or target is None else ("  met" if whole <= target else "  missed")
         print(f"{name:<20} {_shown(whole):>14} {host:>18.1f} {_shown(eager):>9} {_shown(target):>10}{met}")
 
