@@ -3,11 +3,11 @@
     PYTHONPATH=. python3 bench/host_overhead.py [--profile] [example ...]
 
 Prints, per example, microseconds per cached call (the fastest round, see `per_call_us`): the whole
-call, and the call with each kernel launch (`KernelLauncher.__call__` and `.launch`) replaced by a
-no-op, which leaves hfuse's own host work (lookup, allocation, bookkeeping). Their difference is what
-the launches cost. Beside them: the example's plain torch function run eagerly (`hfuse.baselines`: for
-softmax and layernorm one torch call), and the host-cost target of a cached call: 8 us for one kernel,
-12 us for two kernels or up to four outputs.
+call, the whole call with `static_outputs=True` (no output allocated), and the call with each kernel
+launch (`KernelLauncher.__call__` and `.launch`) replaced by a no-op, which leaves hfuse's own host work
+(lookup, allocation, bookkeeping). Beside them: the example's plain torch function run eagerly
+(`hfuse.baselines`: for softmax and layernorm one torch call), and the host-cost target of a cached
+call: 8 us for one kernel, 12 us for two kernels or up to four outputs.
 `--profile` also prints where the time of the first example's cached calls goes (cProfile).
 
 The examples are the small sizes (tiny tensors, so that the host, not the kernels, sets the time). Without
@@ -77,8 +77,9 @@ def target_us(name: str) -> float | None:
     return 12.0 if launches <= 2 and len(fusion.outputs) <= 4 else None
 
 
-def measure(name: str, profile: bool) -> tuple[float | None, float, float | None]:
-    """(the whole call, hfuse's own host work, the plain torch function's eager call) in us a call."""
+def measure(name: str, profile: bool) -> tuple[float | None, float | None, float, float | None]:
+    """(the whole call, the whole call with static outputs, hfuse's own host work, the plain torch
+    function's eager call) in us a call."""
     cuda = torch.cuda.is_available()
     script = load(get_example(name, SUBSET).text)
     fd, inputs = script.fd, script.inputs
@@ -89,7 +90,10 @@ def measure(name: str, profile: bool) -> tuple[float | None, float, float | None
         return fd.execute(inputs, alias_outputs=False)
 
     call()
-    whole = per_call_us(call, GPU_CALLS) if cuda else None
+    whole = static = None
+    if cuda:
+        whole = per_call_us(call, GPU_CALLS)
+        static = per_call_us(lambda: fd.execute(inputs, alias_outputs=False, static_outputs=True), GPU_CALLS)
     if profile and cuda:
         print_profile(call)
     launch, lean_launch = KernelLauncher.__call__, KernelLauncher.launch
@@ -100,7 +104,7 @@ def measure(name: str, profile: bool) -> tuple[float | None, float, float | None
             print_profile(call)
     finally:
         KernelLauncher.__call__, KernelLauncher.launch = launch, lean_launch
-    return whole, host, eager
+    return whole, static, host, eager
 
 
 def _shown(us: float | None) -> str:
@@ -111,12 +115,15 @@ def main(argv: list[str]) -> None:
     profile = "--profile" in argv
     names = [a for a in argv if a != "--profile"] or ["qkv_split", "softmax", "layernorm", "rope"]
     rows = [(name, *measure(name, profile and index == 0)) for index, name in enumerate(names)]
-    columns = ("fd.execute us", 14), ("no-op launches us", 18), ("eager us", 9), ("target us", 10)
+    columns = ("fd.execute us", 14), ("static outputs us", 18), ("no-op launches us", 18), ("eager us", 9)
+    columns += (("target us", 10),)
     print(f"{'example':<20} " + " ".join(f"{title:>{width}}" for title, width in columns))
-    for name, whole, host, eager in rows:
+    for name, whole, static, host, eager in rows:
         target = target_us(name)
         met = "" if whole is None or target is None else ("  met" if whole <= target else "  missed")
-        print(f"{name:<20} {_shown(whole):>14} {host:>18.1f} {_shown(eager):>9} {_shown(target):>10}{met}")
+        shown = (_shown(whole), _shown(static), f"{host:.1f}", _shown(eager), _shown(target))
+        cells = (f"{text:>{width}}" for text, (_, width) in zip(shown, columns, strict=True))
+        print(f"{name:<20} " + " ".join(cells) + met)
 
 
 if __name__ == "__main__":

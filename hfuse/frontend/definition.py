@@ -455,16 +455,20 @@ class FusionDefinition:
         profile: bool = False,
         alias_outputs: bool = True,
         backend: str = HFUSE,
+        static_outputs: bool = False,
         **nvfuser_keywords: Any,
     ) -> list[torch.Tensor]:
         """Run the fusion. backend="eager" evaluates it op by op with torch; any other backend is
-        compiled and launched by hfuse.runtime. `device` and nvFuser's debugging keywords are accepted
-        and change nothing."""
+        compiled and launched by hfuse.runtime. `static_outputs=True`: once the plan for these inputs'
+        layouts is validated, its kernels write the same output tensors on every such call, which returns
+        them (the next such call overwrites them; outputs that are views of inputs or that torch computes
+        are new each call). `device` and nvFuser's debugging keywords are accepted and change nothing."""
         unknown = sorted(set(nvfuser_keywords) - IGNORED_EXECUTE_KEYWORDS) if nvfuser_keywords else None
         if unknown:
             raise HfuseError(
                 f"fd.execute: unknown keyword {', '.join(unknown)}; it takes inputs, device, profile, "
-                f"alias_outputs, backend and nvFuser's {', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
+                f"alias_outputs, backend, static_outputs and nvFuser's "
+                f"{', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
             )
         inputs = _cpu_scalars_on_the_run_device(self._with_seed(flat_inputs(inputs) or [], draw_seed))
         bound = self._bound(inputs)
@@ -482,7 +486,7 @@ class FusionDefinition:
             )
         if not profile and prepared.plan.ready:
             self._last = prepared.last
-            return prepared.plan.call(inputs)
+            return prepared.plan.call(inputs, static_outputs)
         outputs, fusion_profile = prepared.plan.run(inputs, profile=profile)
         self._last = prepared.last if not profile else prepared.last._replace(profile=fusion_profile)
         return outputs

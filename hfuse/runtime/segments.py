@@ -36,15 +36,17 @@ Rerun = Callable[[], object]  # the segment's device work again, with the same a
 # A validated call's work of one segment, on the call's values by position (the plan's inputs, its
 # constants, then every segment's outputs in order), to which it appends its outputs.
 Step = Callable[[list[Any]], None]
-Bind = Callable[[dict[str, int], bool], Step]  # (name -> position, poison): adds its outputs' positions
+# (name -> position, poison, static): adds its outputs' positions. `static`: a kernel writes the same
+# buffers, allocated here, on every call (see `Plan.call`).
+Bind = Callable[[dict[str, int], bool, bool], Step]
 
 
 @dataclass(frozen=True, slots=True)
 class Segment:
     """One group, ready to run: `run(env, poison)` reads its inputs from env, adds its outputs and returns
-    its device work again for timing; `bind(positions, poison)` makes the `Step` a validated call runs,
-    once per plan; `dry(env)` adds stand-ins for its outputs and returns its kernel's launch on stand-in
-    arguments, which only compiles (None when there is nothing to compile; see `parallel_compile`)."""
+    its device work again for timing; `bind` makes the `Step` a validated call runs, once per plan;
+    `dry(env)` adds stand-ins for its outputs and returns its kernel's launch on stand-in arguments,
+    which only compiles (None when there is nothing to compile; see `parallel_compile`)."""
 
     group: Group
     run: Callable[[Env, bool], Rerun | None]
@@ -123,7 +125,7 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
         env.update(zip(outputs, buffers, strict=True))
         return _reported(kernel, relaunch)
 
-    def bind(positions: dict[str, int], poison: bool) -> Step:
+    def bind(positions: dict[str, int], poison: bool, static: bool) -> Step:
         reads = tuple(positions[name] for name in inputs)
         made = tuple(
             (spec.shape, spec.strides, spec.dtype, None if target is None else positions[target])
@@ -132,12 +134,21 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
         poisoned = tuple((i, spec.poison) for i, spec in enumerate(specs) if into[i] is None)
         positions.update((name, len(positions)) for name in outputs)
         empty_strided = torch.empty_strided
+        kept = None
+        if static:
+            kept = tuple(
+                (empty_strided(shape, strides, dtype=dtype, device=device) if at is None else None, at)
+                for shape, strides, dtype, at in made
+            )
 
         def step(values: list[Any]) -> None:
-            buffers = [
-                empty_strided(shape, strides, dtype=dtype, device=device) if at is None else values[at]
-                for shape, strides, dtype, at in made
-            ]
+            if kept is None:
+                buffers = [
+                    empty_strided(shape, strides, dtype=dtype, device=device) if at is None else values[at]
+                    for shape, strides, dtype, at in made
+                ]
+            else:
+                buffers = [values[at] if buffer is None else buffer for buffer, at in kept]
             if poison:
                 for i, value in poisoned:
                     buffers[i].fill_(value)
@@ -239,7 +250,7 @@ def _alias_segment(compiled: Compiled, group: Group) -> Segment:
             env[view.output] = base.as_strided(view.shape, view.strides, base.storage_offset() + view.offset)
         return None
 
-    def bind(positions: dict[str, int], poison: bool) -> Step:
+    def bind(positions: dict[str, int], poison: bool, static: bool) -> Step:
         made = []
         for view in views:
             made.append((positions[view.input], view.shape, view.strides, view.offset))
@@ -266,7 +277,7 @@ def _alias_segment(compiled: Compiled, group: Group) -> Segment:
 def _by_name(run: Callable[[Env, bool], object], reads: tuple[str, ...], writes: tuple[str, ...]) -> Bind:
     """The `bind` of a segment torch runs on named values: its step names them for `run`."""
 
-    def bind(positions: dict[str, int], poison: bool) -> Step:
+    def bind(positions: dict[str, int], poison: bool, static: bool) -> Step:
         read = tuple((name, positions[name]) for name in reads)
         positions.update((name, len(positions)) for name in writes)
 
