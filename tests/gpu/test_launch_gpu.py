@@ -51,3 +51,18 @@ def test_a_launch_hook_sees_each_launch_of_a_validated_call():
         triton.knobs.runtime.launch_enter_hook.remove(hook)
     torch.testing.assert_close(out, torch.softmax(x, 1))
     assert len(seen) == 3
+
+
+def test_a_static_call_is_captured_in_a_cuda_graph_and_replays_on_new_values():
+    """With static outputs a validated call allocates nothing and launches on the current stream, so a
+    CUDA graph can hold it: a replay computes the inputs' new values into the same outputs."""
+    fd, x = _softmax(), torch.randn(64, 256, device="cuda")
+    for _ in range(2):  # validated, then its static outputs allocated
+        fd.execute([x], static_outputs=True)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        (out,) = fd.execute([x], static_outputs=True)
+    for _ in range(2):
+        x.copy_(torch.randn_like(x))
+        graph.replay()
+        torch.testing.assert_close(out, torch.softmax(x, 1))
