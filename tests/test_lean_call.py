@@ -12,6 +12,7 @@ from hfuse.examples import get_example, list_examples
 from hfuse.loader import load
 from hfuse.runtime import executor as executor_module
 from hfuse.runtime import prepare
+from hfuse.runtime.segments import fast_allocation
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
 
@@ -84,3 +85,12 @@ def test_static_outputs_are_the_same_tensors_written_again_by_each_call(name, de
             if want._base is None:  # a kernel's output, not a view of an input
                 assert out is before and want is not before
             torch.testing.assert_close(out, want, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "shape, strides", [((4, 6), (6, 1)), ((4, 6), (1, 4)), ((2, 0, 3), (0, 3, 1)), ((), ())]
+)
+def test_the_fast_allocation_makes_the_layout_asked_for(shape, strides, device):
+    made = fast_allocation(torch.device(device))(shape, strides, torch.bfloat16)
+    assert (tuple(made.shape), made.stride(), made.dtype) == (shape, strides, torch.bfloat16)
+    assert made.device.type == device

@@ -33,7 +33,11 @@ class KernelLauncher:
         self.specialization: tuple[Any, ...] = ()
 
     def __call__(self, args: Sequence[Any]) -> Callable[[], object]:
-        """Launches the kernel on `args` and returns a function that launches it again on them."""
+        """Launches the kernel on `args` and returns a function that launches it again on them, the way
+        this launch did (the first through the module's checks)."""
+        if not self.checked:
+            self.launch(args)
+            return lambda: self.module.launch(*args)
         self.launch(args)
         return lambda: self.launch(args)
 
@@ -118,6 +122,8 @@ def _bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.dev
     from triton import knobs
 
     hooks = knobs.runtime
+    default = hooks.launch_enter_hook
+    chain = type(default) if isinstance(getattr(default, "calls", None), list) else None  # a HookChain
     fallback = _bound_runner(compiled, grid)
     x, y, z = grid
     function, metadata = compiled.function, compiled.packed_metadata
@@ -126,9 +132,11 @@ def _bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.dev
 
     def launch(*args: Any) -> None:
         enter, leave = hooks.launch_enter_hook, hooks.launch_exit_hook
-        if (enter is not None and _calls_something(enter)) or (leave is not None and _calls_something(leave)):
-            fallback(*args)
-            return
+        # Inline for the common case, Triton's empty chains: a function call costs as much as the test.
+        if type(enter) is not chain or type(leave) is not chain or enter.calls or leave.calls:
+            if _calls_something(enter) or _calls_something(leave):
+                fallback(*args)
+                return
         stream = stream_of(index)
         c_launch(x, y, z, stream, function, cooperative, pdl, None, None, metadata, None, None, None, *args)
 
