@@ -325,7 +325,7 @@ except LimitError as err:
 """
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="a process data limit bounds host memory, not the GPU's")
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a data limit bounds host memory, not the GPU's")
 def test_a_run_past_the_process_data_limit_is_a_limit_error_that_names_the_limit():
     done = subprocess.run(
         [sys.executable, "-c", UNDER_A_DATA_LIMIT], capture_output=True, text=True, timeout=300, check=False

@@ -201,8 +201,8 @@ def test_the_first_run_reports_its_stages_and_a_cached_run_none(device):
     second_look = ["special values"] if special_probe.wanted() else []
     side_by_side = ["compile kernels"] if "compile kernels" in stages else []  # a GPU's forked compiles
     assert list(stages) == [
-        "passes", "segment", "codegen", "load kernels", *side_by_side, "first launches", "reference", "compare",
-        *second_look,
+        "passes", "segment", "codegen", "load kernels", *side_by_side,
+        "first launches", "reference", "compare", *second_look,
     ]  # fmt: skip
     assert all(ms >= 0 for ms in stages.values())
     assert sum(stages.values()) <= first.host_time_ms + 1.0  # the stages are parts of the first call
