@@ -539,6 +539,7 @@ SPLIT_CHOICES = [
     ("rows_fill_the_gpu", 264, 1 << 20, 2048, None),
     ("looped_row_of_32000", 8, 32000, 2048, (6, 6144)),  # cross-entropy over 16 rows of a 32000 vocabulary
     ("row_kept_on_chip", 1, 16384, 16384, None),
+    ("looped_row_one_column_longer", 8, 16385, 2048, (3, 6144)),
     ("one_part_only", 1, 32768, 32768, None),
 ]
 OUTER_SPLIT_CHOICES = [
