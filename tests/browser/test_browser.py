@@ -200,7 +200,7 @@ def test_every_page_opens_from_its_link_and_renders_without_tracebacks(app_url, 
     assert urllib.parse.urlsplit(page.url).path == f"/{path}" and definition_in_url(page) == SEED
     assert all(f"{name}={value}" in page.url for name, value in options.items())
     if path in ("ir", "segments"):
-        page.locator(DIAGRAM).first.wait_for()
+        page.locator(DIAGRAM).nth(1).wait_for()
         assert page.locator(DIAGRAM).count() == 2
     if path == "code":
         source = page.locator("[data-testid='stCode']", has_text="@triton.jit")
@@ -217,6 +217,7 @@ def test_boundaries_are_drawn_and_explained(app_url, page):
     softmax = get_example("softmax").text
     page.goto(link(app_url, "segments", f=share.encode_definition(softmax), v="1"))
     settle(page)
+    page.locator(DIAGRAM).nth(1).wait_for()  # graphviz lays the diagrams out after the run, one by one
     naive, fused = page.locator(DIAGRAM).all()
     assert naive.locator("g.cluster").count() == 5 and fused.locator("g.cluster").count() == 1
     assert naive.locator("g.edge text", has_text="B1").count() == 1

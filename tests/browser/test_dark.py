@@ -72,7 +72,7 @@ def assert_readable_diagram(svg) -> None:
 def test_diagrams_are_readable_on_their_cards_in_a_dark_theme(app_url, dark_page, path):
     dark_page.goto(seed_link(app_url, path))
     settle(dark_page)
-    dark_page.locator(DIAGRAM).first.wait_for()
+    dark_page.locator(DIAGRAM).nth(1).wait_for()  # graphviz lays the two diagrams out one by one
     assert_dark_theme(dark_page)
     diagrams = dark_page.locator(DIAGRAM).all()
     assert len(diagrams) == 2
