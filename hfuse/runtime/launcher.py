@@ -12,6 +12,7 @@ otherwise `run()` lets Triton pick or compile the kernel that fits.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
@@ -154,8 +155,6 @@ def _calls_something(hook: Any) -> bool:
 def _takes_grid_then_args(runner: Any) -> bool:
     """Whether the launcher's Python call is Triton 3.6's `(gridX, gridY, gridZ, stream, function, *args)`,
     which passes its C function the cooperative and PDL flags and the two scratch buffers before `args`."""
-    import inspect
-
     try:
         parameters = list(inspect.signature(type(runner).__call__).parameters)
     except (TypeError, ValueError):

@@ -39,6 +39,7 @@ Step = Callable[[list[Any]], None]
 # (name -> position, poison, static): adds its outputs' positions. `static`: a kernel writes the same
 # buffers, allocated here, on every call (see `Plan.call`).
 Bind = Callable[[dict[str, int], bool, bool], Step]
+Allocate = Callable[[tuple[int, ...], tuple[int, ...], torch.dtype], torch.Tensor]  # (shape, strides, dtype)
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,9 +344,6 @@ class OutputSpec:
     def of(value: Value) -> OutputSpec:
         dtype = value.dtype
         return OutputSpec(tuple(value.shape), tuple(value.strides), dtype.torch, _poison_value(dtype))
-
-
-Allocate = Callable[[tuple[int, ...], tuple[int, ...], torch.dtype], torch.Tensor]  # (shape, strides, dtype)
 
 
 def fast_allocation(device: torch.device) -> Allocate:
