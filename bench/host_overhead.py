@@ -1,6 +1,6 @@
 """Host cost of a cached `fd.execute`, with the kernels launched and with every launch made a no-op.
 
-    PYTHONPATH=. python3 bench/host_overhead.py [--profile] [example ...]
+    PYTHONPATH=. python3 bench/host_overhead.py [--profile] [[subset/]example ...]
 
 Prints, per example, microseconds per cached call (the fastest round, see `per_call_us`): the whole
 call, the whole call with `static_outputs=True` (no output allocated), and the call with each kernel
@@ -10,7 +10,8 @@ launch (`KernelLauncher.__call__` and `.launch`) replaced by a no-op, which leav
 call: 8 us for one kernel, 12 us for two kernels or up to four outputs.
 `--profile` also prints where the time of the first example's cached calls goes (cProfile).
 
-The examples are the small sizes (tiny tensors, so that the host, not the kernels, sets the time). Without
+The examples are the small sizes (tiny tensors, so that the host, not the kernels, sets the time) unless
+named with their subset (`extended-decode/bias_grad_bf16`: a split reduction's two launches). Without
 a GPU only the no-op column is measured (and profiled): Triton's interpreter would time numpy, not the
 launches.
 """
@@ -68,22 +69,30 @@ def _no_lean_launch(self: KernelLauncher, args) -> None:
     return None
 
 
-def target_us(name: str) -> float | None:
+def _example(named: str) -> tuple[str, str]:
+    """(name, subset) of `subset/name` or of a small example's name."""
+    subset, _, name = named.rpartition("/")
+    return name, subset or SUBSET
+
+
+def target_us(named: str) -> float | None:
     """The issue's host-cost target for the example's cached call: by its launches and outputs."""
-    fusion = load(get_example(name, SUBSET).text, device="meta").fusion
+    name, subset = _example(named)
+    fusion = load(get_example(name, subset).text, device="meta").fusion
     launches = sum(k.launches for k in compile_fusion(fusion, alias_outputs=False).kernels)
     if launches == 1 and len(fusion.outputs) == 1:
         return 8.0
     return 12.0 if launches <= 2 and len(fusion.outputs) <= 4 else None
 
 
-def measure(name: str, profile: bool) -> tuple[float | None, float | None, float, float | None]:
+def measure(named: str, profile: bool) -> tuple[float | None, float | None, float, float | None]:
     """(the whole call, the whole call with static outputs, hfuse's own host work, the plain torch
     function's eager call) in us a call."""
     cuda = torch.cuda.is_available()
-    script = load(get_example(name, SUBSET).text)
+    name, subset = _example(named)
+    script = load(get_example(name, subset).text)
     fd, inputs = script.fd, script.inputs
-    plain = baseline(name, SUBSET)
+    plain = baseline(name, subset)
     eager = per_call_us(lambda: plain(*inputs), GPU_CALLS) if cuda else None
 
     def call() -> object:
@@ -117,13 +126,14 @@ def main(argv: list[str]) -> None:
     rows = [(name, *measure(name, profile and index == 0)) for index, name in enumerate(names)]
     columns = ("fd.execute us", 14), ("static outputs us", 18), ("no-op launches us", 18), ("eager us", 9)
     columns += (("target us", 10),)
-    print(f"{'example':<20} " + " ".join(f"{title:>{width}}" for title, width in columns))
+    wide = max(20, *(len(name) for name in names))
+    print(f"{'example':<{wide}} " + " ".join(f"{title:>{width}}" for title, width in columns))
     for name, whole, static, host, eager in rows:
         target = target_us(name)
         met = "" if whole is None or target is None else ("  met" if whole <= target else "  missed")
         shown = (_shown(whole), _shown(static), f"{host:.1f}", _shown(eager), _shown(target))
         cells = (f"{text:>{width}}" for text, (_, width) in zip(shown, columns, strict=True))
-        print(f"{name:<20} " + " ".join(cells) + met)
+        print(f"{name:<{wide}} " + " ".join(cells) + met)
 
 
 if __name__ == "__main__":

@@ -273,8 +273,8 @@ class _LauncherFailingOnce:
 
     failures: list[BaseException] = []
 
-    def __init__(self, module, grid):
-        self.real = KernelLauncher(module, grid)
+    def __init__(self, module, allocate):
+        self.real = KernelLauncher(module, allocate)
 
     def __call__(self, args):
         if self.failures:

@@ -3,12 +3,18 @@ specialize the arguments as it did the first time, through Triton's own dispatch
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 
+import hfuse
 from hfuse import DataType, FusionDefinition
+from hfuse.builder import FusionBuilder
+from hfuse.ir import Op
 from hfuse.runtime import launcher as launcher_module
-from hfuse.runtime.launcher import _bound_c_launch, _specialization
+from hfuse.runtime.kernel_cache import load_kernel
+from hfuse.runtime.launcher import KernelLauncher, _bound_c_launch, _specialization
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
 
@@ -129,3 +135,68 @@ def test_other_launchers_and_kernels_with_scratch_memory_keep_tritons_runner(mon
     assert _bound_c_launch(_Compiled(Launcher39()), (1, 1, 1), cuda) is None
     assert launcher_module._calls_something(lambda metadata: None)
     assert not launcher_module._calls_something(None) and not launcher_module._calls_something(_Chain([]))
+
+
+def _column_sums(rows: int, cols: int):
+    """A column sum long enough to split: partials, then their sums (two launches, one scratch buffer)."""
+    b = FusionBuilder()
+    x = b.define_tensor([rows, cols], DataType.Float)
+    (total,) = b.add(Op.SUM, [x], {"dims": [0], "keepdim": False, "dtype": DataType.Float})
+    b.add_output(total)
+    return b.build()
+
+
+def test_a_modules_launch_table_launches_what_its_run_does(device):
+    module = load_kernel(hfuse.compile(_column_sums(2048, 40)).kernels[0])
+    assert [name for name, _, _ in module.LAUNCHES] == ["hfuse_reduction_g0_partials", "hfuse_reduction_g0"]
+    x = torch.randn(2048, 40, device=device)
+    by_run, by_table = (torch.full((40,), float("nan"), device=device) for _ in range(2))
+    module.launch(x, by_run)
+    scratch = [torch.full((n,), float("nan"), dtype=dtype, device=device) for n, dtype in module.SCRATCH]
+    values = [x, by_table, *scratch]
+    for name, grid, positions in module.LAUNCHES:
+        getattr(module, name)[grid](*[values[i] for i in positions])
+    torch.testing.assert_close(by_table, by_run, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(by_run, x.double().sum(0).float(), rtol=1e-5, atol=1e-4)
+
+
+def test_cached_calls_of_a_split_reduction_sum_each_calls_input(device):
+    fd = FusionDefinition()
+    with fd:
+        x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+        fd.add_output(fd.ops.sum(x, dims=[0]))
+    for _ in range(3):  # the second and third calls launch the compiled kernels directly on a GPU
+        x = torch.randn(2048, 40, device=device)
+        (total,) = fd.execute([x])
+        torch.testing.assert_close(total, x.double().sum(0).float(), rtol=1e-5, atol=1e-4)
+
+
+class _SplitModule(SimpleNamespace):
+    """Stands for a generated module of two launches: its first launch returns both compiled kernels."""
+
+
+def test_a_direct_launch_of_several_kernels_gives_each_its_grid_arguments_and_new_scratch():
+    first, second = _Compiled(_Launcher36()), _Compiled(_Launcher36())
+    module = _SplitModule(
+        LAUNCHES=(("partials", (5, 1, 1), (0, 2, 3)), ("rest", (1, 1, 1), (2, 3, 1))),
+        SCRATCH=((10, torch.float32), (4, torch.int64)),
+        launch=lambda *args: (first, second),
+        run=lambda *args: pytest.fail("run() is not called once the kernels are launched directly"),
+    )
+    made = []
+
+    def allocate(shape, strides, dtype):
+        made.append(torch.empty_strided(shape, strides, dtype=dtype))
+        return made[-1]
+
+    launcher = KernelLauncher(module, allocate)
+    x, out = torch.zeros(16), torch.zeros(1)
+    launcher.launch([x, out])  # through the module's checks
+    assert not first.runs and not made
+    launcher.launch([x, out])
+    partials, counts = made
+    assert (partials.shape, partials.dtype) == ((10,), torch.float32)
+    assert (counts.shape, counts.dtype) == ((4,), torch.int64)
+    pointers = x.data_ptr(), out.data_ptr(), partials.data_ptr(), counts.data_ptr()
+    assert first.runs == [((5, 1, 1), (pointers[0], pointers[2], pointers[3]))]
+    assert second.runs == [((1, 1, 1), (pointers[2], pointers[3], pointers[1]))]

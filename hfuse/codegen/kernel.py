@@ -4,7 +4,8 @@ A kernel is a sequence of parts. Each part is a body run by a contiguous range o
 so one launch computes several index spaces (the outputs of a horizontal group, or pointwise
 outputs of different shapes): `if pid < end0: <part 0> elif pid < end1: <part 1> ...`.
 A module launches one kernel, or several in order (a split reduction: partials, then the rest),
-handing values from one to the next in scratch buffers that `run()` allocates on every call.
+handing values from one to the next in scratch buffers that `run()` allocates on every call. `LAUNCHES`
+and `SCRATCH` describe those launches for a runtime that launches the compiled kernels itself.
 """
 
 from __future__ import annotations
@@ -128,8 +129,9 @@ LAUNCH_OPTIONS = "enable_fp_fusion=False"
 
 
 def _run(launches: Sequence[Launch], args: Sequence[Value], scratch: Sequence[Scratch]) -> list[str]:
-    """The body of `run()`: one launch returns what Triton returns (the runtime may keep its compiled
-    kernel to launch it again); several allocate their scratch buffers, launch in order and return None."""
+    """The body of `run()`: it allocates the scratch buffers, launches in order and returns what Triton
+    returns for each launch, one value for a module of one launch, else a tuple (the runtime may keep the
+    compiled kernels and launch them again itself, as `LAUNCHES` says)."""
     calls = [
         f"{launch.name}[({launch.programs},)]({', '.join(launch.params)}, {LAUNCH_OPTIONS}, "
         f"num_warps={launch.num_warps})"
@@ -143,7 +145,20 @@ def _run(launches: Sequence[Launch], args: Sequence[Value], scratch: Sequence[Sc
         f"    {s.name} = torch.empty({s.numel}, dtype={_torch_dtype(s.dtype)}, device={device}.device)"
         for s in scratch
     ]
-    return [*allocations, *(f"    {call}" for call in calls), "    return None"]
+    return [*allocations, "    return (", *(f"        {call}," for call in calls), "    )"]
+
+
+def _launch_table(launches: Sequence[Launch], args: Sequence[Value], scratch: Sequence[Scratch]) -> list[str]:
+    """`LAUNCHES`: each launch of `run()` as its kernel's name, its grid and its arguments' positions in
+    run's arguments followed by the scratch buffers; `SCRATCH`: each scratch buffer's numel and dtype."""
+    positions = {name: i for i, name in enumerate([*(v.name for v in args), *(s.name for s in scratch)])}
+    rows = [
+        f"    ({launch.name!r}, ({launch.programs}, 1, 1), {tuple(positions[p] for p in launch.params)!r}),"
+        for launch in launches
+        if launch.programs
+    ]
+    buffers = [f"    ({s.numel}, {_torch_dtype(s.dtype)})," for s in scratch]
+    return ["LAUNCHES = (", *rows, ")", "SCRATCH = (", *buffers, ")"]
 
 
 def assemble(
@@ -217,6 +232,10 @@ def assemble(
             "",
             "",
             *launch,
+            "",
+            "",
+            "# run()'s launches, for a caller that launches the compiled kernels itself",
+            *_launch_table(launches, args, scratch),
             "",
         ]
     )

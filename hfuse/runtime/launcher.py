@@ -1,8 +1,10 @@
-"""Launching one generated kernel of a plan, with as little host work as each call allows.
+"""Launching one generated kernel module of a plan, with as little host work as each call allows.
 
 The first call goes through the module's `launch()`, which checks every argument's dtype, shape and
 strides against the kernel's. The plan's inputs and its own outputs keep those layouts, so later calls
-skip the checks: they call the module's `run()`, or, on a GPU, the compiled kernel itself (`direct`).
+skip the checks: they call the module's `run()`, or, on a GPU, the compiled kernels themselves (`direct`),
+in the order and on the grids and arguments the module's `LAUNCHES` gives, with the scratch buffers of
+its `SCRATCH` allocated for each call (a split reduction's partials).
 
 Triton compiles a kernel for what it specializes on in the arguments: whether a pointer is 16-byte
 aligned, whether an integer is 1, is divisible by 16 or fits 32 bits. The compiled kernel is launched
@@ -20,14 +22,17 @@ from typing import Any
 import torch
 
 DirectLaunch = Callable[..., object]  # the compiled kernel launched on (data pointers and scalars)
+Allocate = Callable[[tuple[int, ...], tuple[int, ...], torch.dtype], torch.Tensor]  # (shape, strides, dtype)
+Table = tuple[tuple[str, tuple[int, int, int], tuple[int, ...]], ...]  # LAUNCHES: (name, grid, positions)
 
 INT32, INT64 = range(-(2**31), 2**31), range(-(2**63), 2**63)  # beyond int64, Triton passes uint64
 
 
 class KernelLauncher:
-    def __init__(self, module: ModuleType, grid: tuple[int, ...]) -> None:
+    def __init__(self, module: ModuleType, allocate: Allocate) -> None:
+        """`allocate`: makes the scratch buffers of a direct launch, on the device the plan runs on."""
         self.module = module
-        self.grid = grid
+        self.allocate = allocate
         self.generated_run = getattr(module, "run", None)
         self.checked = False
         self.direct: DirectLaunch | None = None
@@ -68,15 +73,43 @@ class KernelLauncher:
         return passed if specialization == self.specialization else None
 
     def _bind(self, launched: object, args: Sequence[Any]) -> None:
-        """Keeps the compiled kernel's launch when Triton returned one (it does not in the interpreter)."""
+        """Keeps the compiled kernels' launches when Triton returned them (it does not in the interpreter)
+        and the module describes its launches."""
         specialization = _specialization(args)[1]
         device = next((a.device for a in args if isinstance(a, torch.Tensor)), None)
-        compiled = hasattr(launched, "function") and hasattr(launched, "__getitem__")
-        if not specialization or device is None or not compiled:
+        table: Table | None = getattr(self.module, "LAUNCHES", None)
+        kernels = launched if isinstance(launched, tuple) else (launched,)
+        if not specialization or device is None or table is None or len(kernels) != len(table):
             return
-        grid = (*self.grid, *(1,) * (3 - len(self.grid)))
-        self.direct = _bound_c_launch(launched, grid, device) or _bound_runner(launched, grid)
+        if not all(hasattr(k, "function") and hasattr(k, "__getitem__") for k in kernels):
+            return
+        bound = [
+            (_bound_c_launch(kernel, grid, device) or _bound_runner(kernel, grid), positions)
+            for kernel, (_, grid, positions) in zip(kernels, table, strict=True)
+        ]
+        self.direct = _in_order(bound, self.module.SCRATCH, len(args), self.allocate)
         self.specialization = specialization
+
+
+def _in_order(
+    bound: Sequence[tuple[DirectLaunch, tuple[int, ...]]],
+    scratch: Sequence[tuple[int, torch.dtype]],
+    arity: int,
+    allocate: Allocate,
+) -> DirectLaunch:
+    """One launch taking the module's arguments: the compiled kernel itself when the module launches one
+    kernel on its arguments as given, else each kernel in turn on its own arguments, with new scratch
+    buffers."""
+    if len(bound) == 1 and not scratch and bound[0][1] == tuple(range(arity)):
+        return bound[0][0]
+
+    def launch(*passed: Any) -> None:
+        buffers = [allocate((numel,), (1,), dtype) for numel, dtype in scratch]  # alive until all are queued
+        values = [*passed, *(buffer.data_ptr() for buffer in buffers)]
+        for kernel, positions in bound:
+            kernel(*[values[i] for i in positions])
+
+    return launch
 
 
 def _specialization(args: Sequence[Any]) -> tuple[list[Any], tuple[Any, ...]]:

@@ -23,7 +23,7 @@ from hfuse.reference import evaluate
 from hfuse.runtime import inductor
 from hfuse.runtime.device import run_device
 from hfuse.runtime.kernel_cache import load_kernel
-from hfuse.runtime.launcher import KernelLauncher
+from hfuse.runtime.launcher import Allocate, KernelLauncher
 from hfuse.runtime.memory import out_of_memory_detail
 from hfuse.runtime.parallel_compile import DryLaunch, jit_functions, never_compiled
 from hfuse.segment.model import Group, SchedulerKind
@@ -39,7 +39,6 @@ Step = Callable[[list[Any]], None]
 # (name -> position, poison, static): adds its outputs' positions. `static`: a kernel writes the same
 # buffers, allocated here, on every call (see `Plan.call`).
 Bind = Callable[[dict[str, int], bool, bool], Step]
-Allocate = Callable[[tuple[int, ...], tuple[int, ...], torch.dtype], torch.Tensor]  # (shape, strides, dtype)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +99,7 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
     into = tuple(in_place.get(name) for name in outputs)
     scalars = tuple(i for i, name in enumerate(inputs) if compiled.scheduled.value(name).is_scalar)
     device = run_device()
-    launcher = KernelLauncher(module, kernel.grid)
+    launcher = KernelLauncher(module, fast_allocation(device))
 
     def arguments(
         env: Env, poison: bool, into: tuple[str | None, ...] = (None,) * len(specs)
