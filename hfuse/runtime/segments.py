@@ -25,6 +25,7 @@ from hfuse.runtime.device import run_device
 from hfuse.runtime.kernel_cache import load_kernel
 from hfuse.runtime.launcher import Allocate, KernelLauncher
 from hfuse.runtime.memory import out_of_memory_detail
+from hfuse.runtime.output_pool import pooled
 from hfuse.runtime.parallel_compile import DryLaunch, jit_functions, never_compiled
 from hfuse.segment.model import Group, SchedulerKind
 
@@ -127,28 +128,18 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
 
     def bind(positions: dict[str, int], poison: bool, static: bool) -> Step:
         reads = tuple(positions[name] for name in inputs)
-        made = tuple(
-            (spec.shape, spec.strides, spec.dtype, None if target is None else positions[target])
+        allocate = fast_allocation(device)
+        sources = tuple(  # (a new buffer, None) or (None, the position of the input written in place)
+            (_buffer_source(allocate, device, static, spec), None)
+            if target is None
+            else (None, positions[target])
             for spec, target in zip(specs, into, strict=True)
         )
         poisoned = tuple((i, spec.poison) for i, spec in enumerate(specs) if into[i] is None)
         positions.update((name, len(positions)) for name in outputs)
-        allocate = fast_allocation(device)
-        kept = None
-        if static:
-            kept = tuple(
-                (allocate(shape, strides, dtype) if at is None else None, at)
-                for shape, strides, dtype, at in made
-            )
 
         def step(values: list[Any]) -> None:
-            if kept is None:
-                buffers = [
-                    allocate(shape, strides, dtype) if at is None else values[at]
-                    for shape, strides, dtype, at in made
-                ]
-            else:
-                buffers = [values[at] if buffer is None else buffer for buffer, at in kept]
+            buffers = [values[at] if make is None else make() for make, at in sources]
             if poison:
                 for i, value in poisoned:
                     buffers[i].fill_(value)
@@ -175,6 +166,17 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
         return DryLaunch(lambda: module.run(*args), len(jit_functions(module)))
 
     return Segment(group, run, kernel.name, bind, dry)
+
+
+def _buffer_source(
+    allocate: Allocate, device: torch.device, static: bool, spec: OutputSpec
+) -> Callable[[], torch.Tensor]:
+    """Where a validated call's buffer for an output comes from: with static outputs one buffer allocated
+    here for every call, else the output pool."""
+    if static:
+        buffer = allocate(spec.shape, spec.strides, spec.dtype)
+        return lambda: buffer
+    return pooled(allocate, device, spec.shape, spec.strides, spec.dtype)
 
 
 def _reported(kernel: KernelSource, launch: Callable[[], T]) -> Callable[[], T]:
