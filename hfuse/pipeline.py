@@ -14,10 +14,12 @@ from typing import TypeVar
 
 from hfuse.backends import EAGER, HFUSE, NAIVE
 from hfuse.codegen import generate
+from hfuse.codegen.column_partials import keeps_rows_on_chip
 from hfuse.codegen.model import KernelSource
 from hfuse.ir import Fusion
 from hfuse.passes import PassResult, run_passes
 from hfuse.segment import recompute_crossings, segment
+from hfuse.segment.column_sums import join_column_sums
 from hfuse.segment.model import Group, SchedulerKind, Segmentation
 from hfuse.segment.override import Merge, apply_merge
 from hfuse.structure import check_structure
@@ -110,6 +112,8 @@ def _segmented(passed: PassResult, strategy: str, merge: Merge | None) -> tuple[
     scheduled, segmentation = recompute_crossings(
         passed.fusion, segment(passed.fusion, strategy=strategy, alias=passed.aliases)
     )
+    if strategy == HFUSE:
+        segmentation = join_column_sums(scheduled, segmentation, lambda g: keeps_rows_on_chip(g, scheduled))
     if merge is not None:
         segmentation = apply_merge(scheduled, segmentation, merge)
     return scheduled, segmentation

@@ -211,6 +211,50 @@ def column_normalize(shape=(64, 32)) -> Fusion:
     return b.build()
 
 
+def layernorm_backward(shape=(24, 40)) -> Fusion:
+    """grad-input (two row sums of the saved mean and rstd), grad-weight and grad-bias (column sums)."""
+    b = Builder()
+    grad, x = b.define_tensor(shape, DataType.BFloat16), b.define_tensor(shape, DataType.BFloat16)
+    mean, rstd, weight = (
+        b.define_tensor(shape[:1], DataType.Float),
+        b.define_tensor(shape[:1], DataType.Float),
+        b.define_tensor(shape[1:], DataType.BFloat16),
+    )
+    g, xf = b.cast(grad, DataType.Float), b.cast(x, DataType.Float)
+    rstd_b = b.bcast(rstd, shape, [0])
+    xhat = b.op(Op.MUL, b.op(Op.SUB, xf, b.bcast(mean, shape, [0])), rstd_b)
+    gw = b.op(Op.MUL, g, b.cast(b.bcast(weight, shape, [1]), DataType.Float))
+    n = b.const(float(shape[1]))
+    a = b.bcast(b.sum(gw, (1,)), shape, [0])
+    c = b.bcast(b.sum(b.op(Op.MUL, gw, xhat), (1,)), shape, [0])
+    inner = b.op(Op.SUB, b.op(Op.SUB, b.op(Op.MUL, gw, n), a), b.op(Op.MUL, xhat, c))
+    b.add_output(b.cast(b.op(Op.MUL, b.op(Op.DIV, rstd_b, n), inner), DataType.BFloat16))
+    b.add_output(b.cast(b.sum(b.op(Op.MUL, g, xhat), (0,)), DataType.BFloat16))
+    b.add_output(b.cast(b.sum(g, (0,)), DataType.BFloat16))
+    return b.build()
+
+
+def rmsnorm_backward(shape=(24, 40)) -> Fusion:
+    """rstd recomputed from x (a row sum), grad-input (a second row sum) and grad-weight (a column sum)."""
+    b = Builder()
+    grad, x, weight = (
+        b.define_tensor(shape, DataType.BFloat16),
+        b.define_tensor(shape, DataType.BFloat16),
+        b.define_tensor(shape[1:], DataType.BFloat16),
+    )
+    g, xf = b.cast(grad, DataType.Float), b.cast(x, DataType.Float)
+    n = b.const(float(shape[1]))
+    mean_sq = b.op(Op.DIV, b.bcast(b.sum(b.op(Op.MUL, xf, xf), (1,)), (shape[0], 1), [0]), n)
+    rstd = b.bcast(b.op(Op.RSQRT, b.op(Op.ADD, mean_sq, b.const(1e-5))), shape, [0, 1])
+    xhat = b.op(Op.MUL, xf, rstd)
+    gw = b.op(Op.MUL, g, b.cast(b.bcast(weight, shape, [1]), DataType.Float))
+    dot = b.op(Op.DIV, b.bcast(b.sum(b.op(Op.MUL, gw, xhat), (1,)), (shape[0], 1), [0]), n)
+    inner = b.op(Op.SUB, gw, b.op(Op.MUL, xhat, b.bcast(dot, shape, [0, 1])))
+    b.add_output(b.cast(b.op(Op.MUL, rstd, inner), DataType.BFloat16))
+    b.add_output(b.cast(b.sum(b.op(Op.MUL, g, xhat), (0,)), DataType.BFloat16))
+    return b.build()
+
+
 def random_inputs(fusion: Fusion, seed: int = 0) -> list:
     """Fresh inputs for `fusion`: normal floats, small integers (valid as indices), random bools."""
     generator = torch.Generator().manual_seed(seed)

@@ -494,3 +494,17 @@ def test_bfloat16_casts_round_to_nearest_even():
     b.add_output(low)
     fusion = b.build()
     check(fusion, [whole_group(fusion, POINTWISE)])
+
+
+def test_a_one_element_output_of_a_padded_slice_stores_through_a_block_pointer():
+    """The pad's test of a constant position is a block of one element; a GPU's Triton stores no block
+    through a scalar pointer (the interpreter does), so the store's address takes the program's block."""
+    b = FusionBuilder()
+    x = b.define_tensor([2047], DataType.Float)
+    (padded,) = b.add(Op.PAD, [x, b.define_scalar(DataType.Double, float("nan"))], {"pad_widths": (0, 2)})
+    (one,) = b.add(Op.SLICE, [padded], {"starts": (1585,), "ends": (1586,), "strides": (1,)})
+    b.add_output(one)
+    fusion = b.build()
+    group = whole_group(fusion, SchedulerKind.POINTWISE)
+    assert re.search(r"tl\.store\(t\d+_ptr \+ offs \* 0, ", generate(group, fusion).source)
+    check(fusion, [group])

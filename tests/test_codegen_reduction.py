@@ -544,7 +544,7 @@ SPLIT_CHOICES = [
 ]
 OUTER_SPLIT_CHOICES = [
     # a bias gradient: 64 tiles of 64 kept columns, [64, 64] blocks of the reduced rows
-    ("bias_grad_16384_rows", 64, 16384, 64, (9, 1856)),
+    ("bias_grad_16384_rows", 64, 16384, 64, (8, 2048)),
     ("bias_grad_2048_rows", 64, 2048, 64, (8, 256)),
     ("short_columns", 64, 1023, 64, None),
     ("kept_columns_fill_the_gpu", 512, 2048, 64, None),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from segment_cases import Builder, random_inputs, run_groups
+from segment_cases import Builder, layernorm_backward, random_inputs, rmsnorm_backward, run_groups
 
 from hfuse.dtypes import DataType
 from hfuse.examples import get_example
@@ -22,50 +22,6 @@ from hfuse.tolerance import assert_close, reduction_size
 F32, BF16, F64 = DataType.Float, DataType.BFloat16, DataType.Double
 SHAPE = (24, 40)
 ROW, COLUMN = (1,), (0,)
-
-
-def layernorm_backward(shape=SHAPE) -> Fusion:
-    """grad-input (two row sums of the saved mean and rstd), grad-weight and grad-bias (column sums)."""
-    b = Builder()
-    grad, x = b.define_tensor(shape, BF16), b.define_tensor(shape, BF16)
-    mean, rstd, weight = (
-        b.define_tensor(shape[:1], F32),
-        b.define_tensor(shape[:1], F32),
-        b.define_tensor(shape[1:], BF16),
-    )
-    g, xf = b.cast(grad, F32), b.cast(x, F32)
-    rstd_b = b.bcast(rstd, shape, [0])
-    xhat = b.op(Op.MUL, b.op(Op.SUB, xf, b.bcast(mean, shape, [0])), rstd_b)
-    gw = b.op(Op.MUL, g, b.cast(b.bcast(weight, shape, [1]), F32))
-    n = b.const(float(shape[1]))
-    a = b.bcast(b.sum(gw, ROW), shape, [0])
-    c = b.bcast(b.sum(b.op(Op.MUL, gw, xhat), ROW), shape, [0])
-    inner = b.op(Op.SUB, b.op(Op.SUB, b.op(Op.MUL, gw, n), a), b.op(Op.MUL, xhat, c))
-    b.add_output(b.cast(b.op(Op.MUL, b.op(Op.DIV, rstd_b, n), inner), BF16))
-    b.add_output(b.cast(b.sum(b.op(Op.MUL, g, xhat), COLUMN), BF16))
-    b.add_output(b.cast(b.sum(g, COLUMN), BF16))
-    return b.build()
-
-
-def rmsnorm_backward(shape=SHAPE) -> Fusion:
-    """rstd recomputed from x (a row sum), grad-input (a second row sum) and grad-weight (a column sum)."""
-    b = Builder()
-    grad, x, weight = (
-        b.define_tensor(shape, BF16),
-        b.define_tensor(shape, BF16),
-        b.define_tensor(shape[1:], BF16),
-    )
-    g, xf = b.cast(grad, F32), b.cast(x, F32)
-    n = b.const(float(shape[1]))
-    mean_sq = b.op(Op.DIV, b.bcast(b.sum(b.op(Op.MUL, xf, xf), ROW), (shape[0], 1), [0]), n)
-    rstd = b.bcast(b.op(Op.RSQRT, b.op(Op.ADD, mean_sq, b.const(1e-5))), shape, [0, 1])
-    xhat = b.op(Op.MUL, xf, rstd)
-    gw = b.op(Op.MUL, g, b.cast(b.bcast(weight, shape, [1]), F32))
-    dot = b.op(Op.DIV, b.bcast(b.sum(b.op(Op.MUL, gw, xhat), ROW), (shape[0], 1), [0]), n)
-    inner = b.op(Op.SUB, gw, b.op(Op.MUL, xhat, b.bcast(dot, shape, [0, 1])))
-    b.add_output(b.cast(b.op(Op.MUL, rstd, inner), BF16))
-    b.add_output(b.cast(b.sum(b.op(Op.MUL, g, xhat), COLUMN), BF16))
-    return b.build()
 
 
 def column_center(shape=SHAPE) -> Fusion:
@@ -170,7 +126,9 @@ def test_the_generated_kernels_match_the_reference(build):
 def test_the_column_kernel_reads_bf16_inputs_and_the_row_kernel_writes_no_float32_intermediate(name, subset):
     fusion = load(get_example(name, subset).text, device="meta").fusion
     compiled = compile_fusion(fusion, alias_outputs=False)
-    rows, columns = compiled.segmentation.groups
+    groups = compiled.segmentation.groups
+    # at the large size the row kernel also sums the columns: the two are the branches of one group
+    rows, columns = groups[0].branches if len(groups) == 1 else groups
     assert (rows.kind, rows.space.reduced_dims) == (SchedulerKind.NORMALIZATION, ROW)
     assert (columns.kind, columns.space.reduced_dims) == (SchedulerKind.REDUCTION, COLUMN)
     values = compiled.scheduled.value_map
@@ -179,7 +137,7 @@ def test_the_column_kernel_reads_bf16_inputs_and_the_row_kernel_writes_no_float3
     read_in_full = [n for n in columns.inputs if values[n].shape == full]
     assert read_in_full and all(n in fusion.inputs and values[n].dtype is BF16 for n in read_in_full)
     assert all(values[n].numel <= full[0] for n in columns.inputs if n not in read_in_full)
-    assert compiled.segmentation.kernel_count == 2
+    assert compiled.kernel_count == 2
 
 
 def test_the_segmentation_report_and_the_stages_show_the_copies():

@@ -7,7 +7,9 @@ of its outputs hold one value per row (`Group.row_outputs`); code generation cho
 loop over it. POINTWISE groups get a flat index over the space, TRANSPOSE groups 2-D tiles, REDUCTION
 and NORMALIZATION groups rows x reduced columns (in two launches when the rows are few and long, see
 `split`); a HORIZONTAL group concatenates the parts of its branches (each with its own plan) into one
-grid. ALIAS and TORCH groups have no kernel.
+grid; a row group joined with the column sums of the same values (a normalization backward) is a row
+kernel that also sums columns, then a launch adding its partials (`column_partials`). ALIAS and TORCH
+groups have no kernel.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from hfuse.codegen.column_partials import column_partials
 from hfuse.codegen.kernel import Launch, Part, assemble
 from hfuse.codegen.model import KernelSource
 from hfuse.codegen.options import Options
@@ -52,7 +55,10 @@ def generate(group: Group, fusion: Fusion, options: Options | None = None) -> Ke
     title = f"{group.name}: {group.kind.value} kernel of group {group.id}" + (
         f" ({group.note})" if group.note else ""
     )
-    split = split_reduction(group, fusion, options, args) if group.kind in _SPLITTABLE else None
+    if group.branches and group.kind is not SchedulerKind.HORIZONTAL:
+        split = column_partials(group, fusion, options, args)
+    else:
+        split = split_reduction(group, fusion, options, args) if group.kind in _SPLITTABLE else None
     if split is None:
         launch = Launch(group.name, tuple(_parts(group, fusion, options)), inputs + outputs)
         launches = _with_warps((launch,), options)

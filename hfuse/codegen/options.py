@@ -29,7 +29,10 @@ class Options:
     # which loop (cross-entropy over [16, 32000] bf16 on the H200: 23.2 -> 10.6 us split; rows of 32768
     # and more split before)
     split_min_cols: int = 16385
-    split_programs: int = 528  # programs the first launch aims for (4 per SM)
+    # programs the first launch aims for, at most: 528 (4 per SM) made 9 parts of a bias gradient's 64 tiles,
+    # 576 programs; 512 makes 8 (H200 sweep: bias gradient 48.9 -> 47.6 us, column centering 119.5 ->
+    # 114.7, LayerNorm backward's column sums 106.6 -> 80.2)
+    split_programs: int = 512
     split_min_part: int = 4096  # fewest reduced elements in one part of a row
     # Outer (column) reductions read a tile of many kept columns per step, so a program's tiles are few:
     # they split at shorter reduced extents (a bias gradient of 2048-16384 rows) into shorter parts.
@@ -52,3 +55,7 @@ class Options:
     # registers for the second, which then waits on the first). On the H200: LayerNorm backward's column
     # sums 124.4 -> 106.4 us (large), 26.1 -> 23.4 (decode); no kernel measured was slower by more than 0.4.
     loads_first: bool = True
+    # A row kernel that also sums columns (`column_partials`: a normalization backward's grad-weight):
+    # programs, each over many tiles of rows, and the longest row it keeps on chip beside its column sums.
+    column_partials_programs: int = 264
+    column_partials_max_cols: int = 8192

@@ -71,8 +71,8 @@ def flat_part(
     for k, text in zip(order, delinearize(offs, [shape[k] for k in order]), strict=True):
         dims[k] = body.assign(text, f"d{k}")
     lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide)
-    for name in names:
-        lowering.store(name, Index(tuple(dims), mask))
+    for name in names:  # a one-element output still stores through a block pointer: its value may be a block
+        lowering.store(name, Index(tuple(dims), mask), spread=offs)
     warps = 8 if block >= 1024 else max(1, block // 128)
     if warps == 8 and _evaluates_long_math(group):
         warps = 4  # twice the elements per thread: more loads in flight while the math runs

@@ -33,7 +33,7 @@ from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import INT32_LIMIT, Part, cdiv, next_power_of_2
 from hfuse.codegen.lower import Index, Lowering, describe
 from hfuse.codegen.options import Options
-from hfuse.codegen.rows import row_space, store_row_outputs, streamed_inputs, tile_rows
+from hfuse.codegen.rows import RowSpace, row_space, store_row_outputs, streamed_inputs, tile_rows
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion, Op, Value
@@ -526,13 +526,19 @@ def layout_warps(layout: Layout) -> int:
     return warps(layout.rows * layout.cols)
 
 
-def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
+def row_layout(group: Group, fusion: Fusion, options: Options) -> tuple[RowSpace, Layout]:
+    """The space of a reduction group's kernel and its tiles."""
     space = row_space(group, fusion)
-    rows, cols = space.rows, space.cols
     full = [fusion.value(name) for name in space.full_outputs]
     rows_contiguous = any(innermost_dim(value.shape, value.strides) in space.kept for value in full)
     streams = streamed_inputs(group, fusion)
-    layout = choose_layout(rows, cols, space.outer, options, rows_contiguous, len(streams))
+    return space, choose_layout(space.rows, space.cols, space.outer, options, rows_contiguous, len(streams))
+
+
+def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
+    space, layout = row_layout(group, fusion, options)
+    rows, cols = space.rows, space.cols
+    streams = streamed_inputs(group, fusion)
     body = Body()
     body.reserve("prog", "pid")
     tile = tile_rows(body, "prog", layout.rows, space)

@@ -59,6 +59,7 @@ Slots = dict[Expr, tuple[tuple[str, int], ...]]  # each reduction's partials: (b
 class Split:
     parts: int  # of each row
     length: int  # columns of each part but the last (a multiple of the column block)
+    part_major: bool = False  # partials laid out [slot, part, row] (else [slot, row, part])
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,7 @@ def split_reduction(
     split = choose_split(cdiv(space.rows, layout.rows), space.cols, layout.cols, options, space.outer)
     if split is None:
         return None
-    slots, scratch = _partials_buffers(reductions, fusion.value_map, space.rows * split.parts)
+    slots, scratch = partials_buffers(reductions, fusion.value_map, space.rows * split.parts)
     positions = space.rows * split.parts * split.length  # the last part may run past the row's end
     wide = space.wide or positions > INT32_LIMIT or any(s.numel > INT32_LIMIT for s in scratch)
     first_loads = loads_first(streams, fusion, space.shape, options)
@@ -119,14 +120,14 @@ def split_reduction(
     if space.full_outputs:
         second = _finish_part(group, fusion, space, layout, split, slots, wide)
     else:
-        second = _combine_part(group, fusion, space, split, slots, options, wide)
+        second = combine_part(group, fusion, space, split, slots, options, wide)
     names = [v.name for v in args]
     tensors = {v.name for v in args if v.is_tensor}
     buffers = tuple(s.name for s in scratch)
     inputs = [n for n in names if n not in group.outputs]
     launches = (
-        Launch(f"{group.name}_partials", (first,), (*_used(inputs, first, tensors), *buffers)),
-        Launch(group.name, (second,), (*_used(names, second, tensors), *buffers)),
+        Launch(f"{group.name}_partials", (first,), (*used_arguments(inputs, first, tensors), *buffers)),
+        Launch(group.name, (second,), (*used_arguments(names, second, tensors), *buffers)),
     )
     finish = (
         "combines the partials of each row, then writes its part of each row's outputs"
@@ -173,7 +174,7 @@ def _reads_a_reduction(group: Group, reductions: Sequence[Expr], online: set[Exp
     return False
 
 
-def _partials_buffers(
+def partials_buffers(
     reductions: Sequence[Expr], values: dict[str, Value], per_slot: int
 ) -> tuple[Slots, tuple[Scratch, ...]]:
     """One buffer per type, laid out [slot, row, part]: a slot per partial value of each reduction."""
@@ -192,9 +193,12 @@ def _partials_buffers(
     return slots, tuple(Scratch(name, types[name], taken[name] * per_slot) for name in types)
 
 
-def _offset(slot: int, rows: int, parts: int, row: str, part: str) -> str:
-    """Where the partial of `row` and `part` in `slot` lies in its buffer."""
+def partial_offset(slot: int, rows: int, parts: int, row: str, part: str, part_major: bool = False) -> str:
+    """Where the partial of `row` and `part` in `slot` lies in its buffer: at [slot, row, part], or at
+    [slot, part, row] when `part_major`."""
     terms = [str(slot * rows * parts)] if slot else []
+    if part_major:
+        return " + ".join([*terms, f"{term(part)} * {rows}", row])
     if row != "0":
         terms.append(f"{term(row)} * {parts}")
     return " + ".join([*terms, part])
@@ -264,7 +268,7 @@ def _partials_part(
     body.comment("what this part gives each row, at [slot, row, part] of the partials", body.top)
     for expr in reductions:
         for (buffer, slot), value in zip(slots[expr], found[expr], strict=True):
-            offset = _offset(slot, space.rows, split.parts, tile.row, part)
+            offset = partial_offset(slot, space.rows, split.parts, tile.row, part)
             store = f"tl.store({pointer(buffer)} + {offset}, {value}" + (f", mask={mask})" if mask else ")")
             body.statement(store, body.top)
     label = (
@@ -320,7 +324,7 @@ class _MergingRowReducer(RowReducer):
         return self.merger.reduce(lowering, expr, Index(index.dims, rows_only))
 
 
-def _combine_part(
+def combine_part(
     group: Group, fusion: Fusion, space: RowSpace, split: Split, slots: Slots, options: Options, wide: bool
 ) -> Part:
     """The second launch: a program per tile of rows loads their [ROWS, PARTS] partials and combines them."""
@@ -382,7 +386,9 @@ class PartialsMerger:
         mask = lowering.mask_text(index.mask | self.part_mask)
         loaded = []
         for (buffer, slot), hint in zip(self.slots[expr], hints, strict=True):
-            offset = _offset(slot, self.space.rows, self.split.parts, row, self.part)
+            offset = partial_offset(
+                slot, self.space.rows, self.split.parts, row, self.part, self.split.part_major
+            )
             load = f"tl.load({pointer(buffer)} + {offset}" + (f", mask={mask}, other=0)" if mask else ")")
             loaded.append(lowering.assign(load, hint))
         return loaded
@@ -427,7 +433,7 @@ class PartialsMerger:
         return statistics(lowering, expr, mean, m2, count)
 
 
-def _used(names: Sequence[str], part: Part, tensors: set[str]) -> tuple[str, ...]:
+def used_arguments(names: Sequence[str], part: Part, tensors: set[str]) -> tuple[str, ...]:
     """The arguments a part's lines read: a tensor by its pointer, a scalar by its name."""
     words = set(re.findall(r"\w+", "\n".join(part.lines)))
     return tuple(n for n in names if (pointer(n) if n in tensors else n) in words)
