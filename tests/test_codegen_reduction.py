@@ -525,6 +525,21 @@ def test_a_split_softmax_keeps_nan_inf_and_masked_rows_as_torch():
     torch.testing.assert_close(got, expected, equal_nan=True)
 
 
+@pytest.mark.parametrize("value", [torch.finfo(torch.float32).min, torch.finfo(torch.float32).max])
+def test_a_split_var_mean_of_rows_near_the_largest_float_does_not_overflow(value):
+    """Each part's mean is the row's; merging them must not add up sizes times means."""
+    b = FusionBuilder()
+    x = b.define_tensor([3, 77], F32)
+    for out in b.add(Op.VAR_MEAN, [x], {"dims": [1], "correction": 0, "keepdim": False}):
+        b.add_output(out)
+    fusion = b.build()
+    group, _ = _split(fusion)
+    rows = torch.full((3, 77), value)
+    var, mean = run(group, fusion, {fusion.inputs[0]: rows}, SPLIT).values()
+    torch.testing.assert_close(mean, rows[:, 0], rtol=0, atol=0)
+    torch.testing.assert_close(var, torch.zeros(3), rtol=0, atol=0)
+
+
 def test_a_split_cross_entropy_gathers_the_target_from_its_row():
     fusion, ranges = cross_entropy(rows=2, cols=150)
     group, _ = _split(fusion, REDUCTION)

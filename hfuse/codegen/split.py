@@ -426,8 +426,18 @@ class PartialsMerger:
         if stats is DataType.Double:
             sizes = f"{sizes}.to(tl.float64)"
         sizes = lowering.assign(sizes, "part_sizes")
-        total = f"tl.sum({sizes} * {means}, axis=1)[:, None]"
-        mean = lowering.assign(f"{total} / {float(count)}", "mean", describe(expr))
+        # The parts' means weighted by their shares of the row, as offsets from the first part's (a sum of
+        # sizes * means overflows near the largest float; equal means give that mean exactly); where the
+        # offsets overflow (a row holding both ends of the range), the weighted means themselves.
+        shares = lowering.assign(f"{sizes} / {float(count)}", "part_shares")
+        first = lowering.assign(f"tl.sum(tl.where({part} == 0, {means}, 0.0), axis=1)[:, None]", "first_mean")
+        offsets = lowering.assign(f"tl.sum({shares} * ({means} - {first}), axis=1)[:, None]", "mean_offsets")
+        weighted = f"tl.sum({shares} * {means}, axis=1)[:, None]"
+        mean = lowering.assign(
+            f'tl.where(tl.abs({offsets}) < float("inf"), {first} + {offsets}, {weighted})',
+            "mean",
+            describe(expr),
+        )
         deviation = lowering.assign(f"{means} - {mean}", "deviation")
         m2 = lowering.assign(f"tl.sum({m2s} + {sizes} * {deviation} * {deviation}, axis=1)[:, None]", "m2")
         return statistics(lowering, expr, mean, m2, count)
