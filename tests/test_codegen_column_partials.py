@@ -53,11 +53,26 @@ def _three_dims(shape=(3, 7, 40)) -> Fusion:
     return b.build()
 
 
+def _row_statistics_and_a_column_epilogue(shape=(37, 40)) -> Fusion:
+    """The row group writes a row output (each row's mean) beside the normalized rows; the column sum of
+    the normalized rows times a gradient is scaled by a per-column input after it."""
+    b = Builder()
+    x, grad = b.define_tensor(shape, F32), b.define_tensor(shape, BF16)
+    scale = b.define_tensor(shape[1:], F32)
+    mean = b.op(Op.DIV, b.sum(x, (1,)), b.const(float(shape[1])))
+    normed = b.op(Op.SUB, x, b.bcast(mean, shape, [0]))
+    b.add_output(mean)
+    b.add_output(normed)
+    b.add_output(b.op(Op.MUL, b.sum(b.op(Op.MUL, normed, b.cast(grad, F32)), (0,)), scale))
+    return b.build()
+
+
 CASES = [
     ("layernorm-backward", lambda: layernorm_backward((37, 40))),
     ("rmsnorm-backward", lambda: rmsnorm_backward((37, 40))),
     ("layernorm-backward-power-of-2", lambda: layernorm_backward((32, 64))),
     ("three-dims", _three_dims),
+    ("row-statistics-and-a-column-epilogue", _row_statistics_and_a_column_epilogue),
 ]
 
 

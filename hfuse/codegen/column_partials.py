@@ -7,9 +7,9 @@ row on chip; besides the row results they add each column's terms over their row
 write those sums to a partials buffer once, at the end. A second launch adds each column's partials and
 writes the column results. The inputs are read once, and nothing is summed with atomics.
 
-The group is a join (`segment.column_sums`) of a row group whose rows stay on chip and an independent
-column group whose reductions are sums and whose outputs are one value per column; `branches` holds the
-two.
+The group is a join (`segment.column_sums`) of a row group whose rows stay on chip and a column group
+whose reductions are sums and whose outputs are one value per column (it may read what the row group
+computes: the row kernel has it in registers); `branches` holds the two.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from hfuse.codegen.options import Options
 from hfuse.codegen.reduction import Layout, RowReducer, layout_warps, loads_first, partial_types, row_layout
 from hfuse.codegen.rows import RowSpace, row_space, store_row_outputs, streamed_inputs, tile_rows
 from hfuse.codegen.split import (
+    Slots,
     Split,
     SplitKernels,
     combine_part,
@@ -33,7 +34,7 @@ from hfuse.codegen.split import (
     used_arguments,
 )
 from hfuse.dtypes import DataType
-from hfuse.ir import Fusion, Op, Value
+from hfuse.ir import Expr, Fusion, Op, Value
 from hfuse.ops import op_def
 from hfuse.segment.model import Group
 
@@ -88,8 +89,8 @@ def _rows_part(
     space: RowSpace,
     layout: Layout,
     columns: RowSpace,
-    sums: Sequence,
-    slots: dict,
+    sums: Sequence[Expr],
+    slots: Slots,
     programs: int,
     options: Options,
 ) -> Part:
