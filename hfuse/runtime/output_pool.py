@@ -5,8 +5,9 @@ output of a plan keeps the buffer it returned last, and the next call on the sam
 buffer again when the caller has let go of it: no Python reference, no view, no other tensor sharing
 its storage, no DLPack export and no weak reference. That is the reuse torch's caching allocator would
 make of the freed block on the same stream, without the allocation. A buffer still held is left to its
-holder and a new one is allocated. Large outputs are allocated every call: there the kernels, not the
-host, set the time, and keeping them would hold memory the caller has freed.
+holder and a new one is allocated; a call captured into a CUDA graph allocates from the graph's pool.
+Large outputs are allocated every call: there the kernels, not the host, set the time, and keeping them
+would hold memory the caller has freed.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def pooled(
 
     def buffer() -> torch.Tensor:
         now = stream()
+        if now is None:
+            return allocate(shape, strides, dtype)
         if kept[1] == now and kept[0] is not None and _holders(kept) == _ALONE:
             return kept[0]
         kept[0], kept[1] = allocate(shape, strides, dtype), now
@@ -68,12 +71,18 @@ def pooled(
     return buffer
 
 
-def _stream_query(device: torch.device) -> Callable[[], int]:
-    """The current stream of the device the plan runs on, as a number (0 off a GPU, which has none)."""
+def _stream_query(device: torch.device) -> Callable[[], int | None]:
+    """The current stream of the device the plan runs on, as a number (0 off a GPU, which has none); None
+    while that stream is captured into a CUDA graph, whose calls take no pooled buffer (a replay would
+    write it after the pool had handed it to a later call)."""
     if device.type != "cuda":
         return lambda: 0
     current_stream, current_device = torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice
-    if device.index is not None:
-        index = device.index
-        return lambda: current_stream(index)
-    return lambda: current_stream(current_device())
+    capturing = torch._C._cuda_isCurrentStreamCapturing
+
+    def current() -> int | None:
+        if capturing():
+            return None
+        return current_stream(current_device() if device.index is None else device.index)
+
+    return current

@@ -66,3 +66,20 @@ def test_a_static_call_is_captured_in_a_cuda_graph_and_replays_on_new_values():
         x.copy_(torch.randn_like(x))
         graph.replay()
         torch.testing.assert_close(out, torch.softmax(x, 1))
+
+
+def test_a_captured_call_takes_no_buffer_of_the_output_pool():
+    fd, x = _softmax(), torch.randn(64, 256, device="cuda")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        for _ in range(3):  # validated, then the pool keeps this stream's buffer
+            fd.execute([x])
+        pooled = fd.execute([x])[0].data_ptr()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        (captured,) = fd.execute([x])
+    assert captured.data_ptr() != pooled, "a replay would write the buffer the pool hands to later calls"
+    x.copy_(torch.randn_like(x))
+    graph.replay()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(captured, torch.softmax(x, 1))
