@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from hfuse.codegen.code import Body
 from hfuse.codegen.emit import compute_type, convert
-from hfuse.codegen.kernel import Launch, Part, cdiv
+from hfuse.codegen.kernel import Part, cdiv
 from hfuse.codegen.lower import Lowering, pointer
 from hfuse.codegen.options import Options
 from hfuse.codegen.reduction import Layout, RowReducer, layout_warps, loads_first, partial_types, row_layout
@@ -31,7 +31,7 @@ from hfuse.codegen.split import (
     combine_part,
     partial_offset,
     partials_buffers,
-    used_arguments,
+    two_launches,
 )
 from hfuse.dtypes import DataType
 from hfuse.ir import Expr, Fusion, Op, Value
@@ -65,18 +65,13 @@ def column_partials(group: Group, fusion: Fusion, options: Options, args: Sequen
     first = _rows_part(group, fusion, space, layout, columns, sums, slots, programs, options)
     split = Split(programs, cdiv(space.rows, programs), part_major=True)
     second = combine_part(columns_group, fusion, columns, split, slots, options, columns.wide)
-    names = [v.name for v in args]
-    tensors = {v.name for v in args if v.is_tensor}
-    buffers = tuple(s.name for s in scratch)
-    inputs = [n for n in names if n not in columns_group.outputs]
-    launches = (
-        Launch(f"{group.name}_rows", (first,), (*used_arguments(inputs, first, tensors), *buffers)),
-        Launch(f"{group.name}_columns", (second,), (*used_arguments(names, second, tensors), *buffers)),
-    )
+    names = (f"{group.name}_rows", f"{group.name}_columns")
+    launches = two_launches(names, (first, second), args, columns_group.outputs, scratch)
+    buffers = " and ".join(s.name for s in scratch)
     summary = textwrap.fill(
         f"Rows and column sums in one read: {launches[0].name} ({programs} programs, each over about "
         f"{cdiv(tiles, programs)} tiles of {layout.rows} row(s)) writes the row results and adds each "
-        f"column's terms over its rows into {' and '.join(buffers)}; {launches[1].name} adds each column's "
+        f"column's terms over its rows into {buffers}; {launches[1].name} adds each column's "
         f"{programs} partials and writes the column results.",
         width=100,
     )
@@ -113,15 +108,11 @@ def _rows_part(
         for expr in sums:
             source = fusion.value(expr.inputs[0])
             (acc,) = partial_types(expr, fusion.value_map)
-            term = convert(lowering.value(source.name, full), source.dtype, acc)
-            if not {"row", block.axis} <= body.deps_of(term):
-                term = f"{term} + tl.zeros([{layout.rows}, {layout.cols}], {compute_type(acc)})"
-            mask = lowering.mask_text(full.mask)
-            if mask:
-                term = f"tl.where({mask}, {term}, 0)"
-            term = lowering.assign(term, f"{expr.outputs[0].lower()}_in")
-            tile_sum = lowering.assign(f"tl.sum({term}, axis=0)[None, :]", f"{expr.outputs[0].lower()}_tile")
-            tile_sums.append((tile_sum, body.fresh(f"{expr.outputs[0].lower()}_cols"), acc))
+            hint = expr.outputs[0].lower()
+            element = convert(lowering.value(source.name, full), source.dtype, acc)
+            term = reducer.masked_tile(lowering, full, block, element, acc, "0", hint)
+            tile_sum = lowering.assign(f"tl.sum({term}, axis=0)[None, :]", f"{hint}_tile")
+            tile_sums.append((tile_sum, body.fresh(f"{hint}_cols"), acc))
     column = body.fresh("column")
     lines = [f"{total} = tl.zeros([1, {layout.cols}], {compute_type(acc)})" for _, total, acc in tile_sums]
     lines.append(f"for row_tile in range(prog, {cdiv(space.rows, layout.rows)}, {programs}):")

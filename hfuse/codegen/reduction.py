@@ -362,6 +362,25 @@ class RowReducer:
             body.statement(f"{running_max} = {grown}", columns.scope)
         return running_max, running_sum
 
+    def masked_tile(
+        self,
+        lowering: Lowering,
+        full: Index,
+        columns: Columns,
+        value: str,
+        acc: DataType,
+        fill: str,
+        hint: str,
+    ) -> str:
+        """`value` (of type `acc`) as a whole [ROWS, COLS] tile of the column block `columns`, `fill` where
+        `full`'s mask is off; named `<hint>_in`."""
+        if not {"row", columns.axis} <= self.body.deps_of(value):
+            value = f"{value} + tl.zeros([{self.layout.rows}, {self.layout.cols}], {compute_type(acc)})"
+        mask = lowering.mask_text(full.mask)
+        if mask:
+            value = f"tl.where({mask}, {value}, {fill})"
+        return lowering.assign(value, f"{hint}_in")
+
     def _accumulate(self, lowering: Lowering, rows: dict[int, str], terms: Sequence[Term]) -> list[str]:
         """Each term reduced over the columns, all in one pass: one [ROWS, 1] value a term."""
         layout, body = self.layout, self.body
@@ -374,13 +393,8 @@ class RowReducer:
             for term in terms:
                 acc_type = compute_type(term.acc)
                 fill = neutral(term.op, term.acc)
-                value = convert(term.element(full), term.source, term.acc)
-                if not {"row", columns.axis} <= body.deps_of(value):
-                    value = f"{value} + tl.zeros([{layout.rows}, {layout.cols}], {acc_type})"
-                mask = lowering.mask_text(full.mask)
-                if mask:
-                    value = f"tl.where({mask}, {value}, {fill})"
-                value = lowering.assign(value, f"{term.hint}_in")
+                element = convert(term.element(full), term.source, term.acc)
+                value = self.masked_tile(lowering, full, columns, element, term.acc, fill, term.hint)
                 if layout.persistent:
                     reduced = f"{REDUCE[term.op].format(value)}[:, None]"
                     results.append(lowering.assign(reduced, term.hint, term.comment))

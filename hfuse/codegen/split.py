@@ -121,28 +121,44 @@ def split_reduction(
         second = _finish_part(group, fusion, space, layout, split, slots, wide)
     else:
         second = combine_part(group, fusion, space, split, slots, options, wide)
-    names = [v.name for v in args]
-    tensors = {v.name for v in args if v.is_tensor}
-    buffers = tuple(s.name for s in scratch)
-    inputs = [n for n in names if n not in group.outputs]
-    launches = (
-        Launch(f"{group.name}_partials", (first,), (*used_arguments(inputs, first, tensors), *buffers)),
-        Launch(group.name, (second,), (*used_arguments(names, second, tensors), *buffers)),
+    launches = two_launches(
+        (f"{group.name}_partials", group.name), (first, second), args, group.outputs, scratch
     )
     finish = (
         "combines the partials of each row, then writes its part of each row's outputs"
         if space.full_outputs
         else "combines the partials of each row and writes the outputs"
     )
+    buffers = " and ".join(s.name for s in scratch)
     summary = textwrap.fill(
         f"A split reduction in {split.parts} parts: the rows are too few to fill the GPU, so "
         f"{launches[0].name} ({_programs(first)}) reduces each row's {space.cols} columns in "
-        f"{split.parts} parts of {split.length} into {' and '.join(buffers)}, then {group.name} "
+        f"{split.parts} parts of {split.length} into {buffers}, then {group.name} "
         f"({_programs(second)}) {finish}.",
         width=100,
     )
     return SplitKernels(
         launches, scratch, summary, {"split": {"parts": split.parts, "part_cols": split.length}}
+    )
+
+
+def two_launches(
+    names: tuple[str, str],
+    parts: tuple[Part, Part],
+    args: Sequence[Value],
+    written_second: Sequence[str],
+    scratch: Sequence[Scratch],
+) -> tuple[Launch, Launch]:
+    """A module's two launches, each taking the arguments its part reads and every scratch buffer; the
+    first is not given the outputs the second writes (`written_second`)."""
+    names_of_args = [v.name for v in args]
+    tensors = {v.name for v in args if v.is_tensor}
+    buffers = tuple(s.name for s in scratch)
+    first_args = [n for n in names_of_args if n not in written_second]
+    first, second = parts
+    return (
+        Launch(names[0], (first,), (*used_arguments(first_args, first, tensors), *buffers)),
+        Launch(names[1], (second,), (*used_arguments(names_of_args, second, tensors), *buffers)),
     )
 
 
