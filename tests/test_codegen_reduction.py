@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 import torch
-from codegen_harness import check, generate, random_tensor, run, whole_group
+from codegen_harness import DEVICE, check, generate, random_tensor, run, whole_group
 
 from hfuse.builder import FusionBuilder
 from hfuse.codegen import Options
@@ -431,7 +431,8 @@ def test_split_programs_do_not_interfere_across_rows_and_parts():
     fusion = b.build()
     group, kernel = _split(fusion)
     assert kernel.grid[0] > 5 and kernel.config["split"]["parts"] > 2
-    x_value = torch.arange(5, dtype=torch.int64)[:, None].expand(5, 300).contiguous() * 1000 + 1
+    rows = torch.arange(5, dtype=torch.int64, device=DEVICE)[:, None]
+    x_value = rows.expand(5, 300).contiguous() * 1000 + 1
     (got,) = run(group, fusion, {fusion.inputs[0]: x_value}, SPLIT).values()
     assert got.tolist() == [300 * (1000 * r + 1) for r in range(5)]
 
@@ -516,7 +517,7 @@ def test_few_long_rows_normalize_in_two_launches(build, kind, dtype):
 def test_a_split_softmax_keeps_nan_inf_and_masked_rows_as_torch():
     fusion = softmax(F32, rows=3, cols=100)
     group, _ = _split(fusion, NORMALIZATION)
-    x = torch.randn(3, 100)
+    x = torch.randn(3, 100, device=DEVICE)
     x[0, 57] = float("nan")  # a NaN in one part: the whole row is NaN
     x[1, :] = float("-inf")  # a row of -inf: NaN
     x[2, 3] = float("inf")  # an inf: NaN where exp(inf - inf), as in torch
@@ -534,10 +535,10 @@ def test_a_split_var_mean_of_rows_near_the_largest_float_does_not_overflow(value
         b.add_output(out)
     fusion = b.build()
     group, _ = _split(fusion)
-    rows = torch.full((3, 77), value)
+    rows = torch.full((3, 77), value, device=DEVICE)
     var, mean = run(group, fusion, {fusion.inputs[0]: rows}, SPLIT).values()
     torch.testing.assert_close(mean, rows[:, 0], rtol=0, atol=0)
-    torch.testing.assert_close(var, torch.zeros(3), rtol=0, atol=0)
+    torch.testing.assert_close(var, torch.zeros(3, device=DEVICE), rtol=0, atol=0)
 
 
 def test_a_split_cross_entropy_gathers_the_target_from_its_row():

@@ -113,9 +113,9 @@ def test_the_groups_compute_what_the_reference_computes_bit_for_bit(build):
 
 @pytest.mark.usefixtures("fresh_cache")
 @pytest.mark.parametrize("build", [c[1] for c in CASES], ids=[c[0] for c in CASES])
-def test_the_generated_kernels_match_the_reference(build):
+def test_the_generated_kernels_match_the_reference(build, device):
     fusion = build()
-    inputs = random_inputs(fusion, seed=5)
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in random_inputs(fusion, seed=5)]
     actual = prepare(fusion, inputs, alias_outputs=False).call(inputs)
     for got, want, out in zip(actual, evaluate(fusion, inputs), fusion.outputs, strict=True):
         assert_close(got, want, reduction_size=reduction_size(fusion, out.name))
