@@ -156,7 +156,7 @@ def test_a_modules_launch_table_launches_what_its_run_does(device):
     values = [x, by_table, *scratch]
     for name, grid, positions in module.LAUNCHES:
         getattr(module, name)[grid](*[values[i] for i in positions])
-    # launched here with Triton's default warps and options, not run()'s: the same sums, added in another order
+    # launched with Triton's default warps and options, not run()'s: the same sums in another order
     torch.testing.assert_close(by_table, by_run, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(by_run, x.double().sum(0).float(), rtol=1e-5, atol=1e-4)
 
