@@ -30,10 +30,6 @@ F32, BF16 = DataType.Float, DataType.BFloat16
 SMALL = Options(row_tile=128, column_partials_programs=3)
 
 
-def _is_joined(group) -> bool:
-    return bool(group.branches) and group.kind is not SchedulerKind.HORIZONTAL
-
-
 def _joined(fusion: Fusion):
     """The segmentation with the column sums joined to the row group wherever they fit together."""
     scheduled, segmentation = recompute_crossings(fusion, segment(fusion))
@@ -79,7 +75,7 @@ CASES = [
 @pytest.mark.parametrize("build", [c[1] for c in CASES], ids=[c[0] for c in CASES])
 def test_the_joined_kernel_writes_the_row_and_the_column_results(build):
     fusion, segmentation = _joined(build())
-    (joined,) = filter(_is_joined, segmentation.groups)
+    (joined,) = [g for g in segmentation.groups if g.sums_columns]
     rows, columns = joined.branches
     assert joined.kind is rows.kind and joined.space == rows.space
     assert columns.kind is SchedulerKind.REDUCTION
@@ -106,7 +102,7 @@ def test_only_independent_sums_with_one_value_per_column_join():
     b.add_output(b.sum(normed, (0,)))  # reads the row group's output: the sum waits for it
     b.add_output(b.op(Op.SUB, x, b.bcast(b.op(Op.DIV, b.sum(x, (0,)), b.const(24.0)), (24, 40), [1])))
     fusion, segmentation = _joined(b.build())
-    assert not any(map(_is_joined, segmentation.groups))
+    assert not any(g.sums_columns for g in segmentation.groups)
 
 
 def test_a_column_max_does_not_join():
@@ -116,7 +112,7 @@ def test_a_column_max_does_not_join():
     (top,) = b.add(Op.MAX, [x], {"dims": [0], "keepdim": False, "dtype": F32})
     b.add_output(top)
     fusion, segmentation = _joined(b.build())
-    assert not any(map(_is_joined, segmentation.groups))
+    assert not any(g.sums_columns for g in segmentation.groups)
 
 
 @pytest.mark.parametrize("name", ["layernorm_backward", "rmsnorm_backward"])
@@ -127,7 +123,7 @@ def test_the_backward_examples_join_at_the_large_size_and_stay_apart_at_a_few_hu
     report = format_segmentation(large.scheduled, large.segmentation, large.launches)
     assert "2 launches: rows with column partials, then the columns" in report
     small = compile_fusion(load(get_example(name, "extended").text, device="meta").fusion)
-    assert not any(map(_is_joined, small.segmentation.groups))
+    assert not any(g.sums_columns for g in small.segmentation.groups)
 
 
 def test_a_row_group_joins_only_while_its_rows_stay_on_chip_and_fill_the_gpu():
@@ -143,7 +139,7 @@ def test_a_plan_with_the_joined_kernel_runs_and_validates(device):
     """At the default options: 1059 rows of 1000 columns in tiles of 4 rows, 264 programs."""
     fusion = rmsnorm_backward((1059, 1000))
     compiled = compile_fusion(fusion, alias_outputs=False)
-    assert any(map(_is_joined, compiled.segmentation.groups))
+    assert any(g.sums_columns for g in compiled.segmentation.groups)
     inputs = [x.to(device) for x in random_inputs(fusion, seed=7)]
     actual = prepare(fusion, inputs, alias_outputs=False).call(inputs)
     for got, want, out in zip(actual, evaluate(fusion, inputs), fusion.outputs, strict=True):

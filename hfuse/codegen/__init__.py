@@ -55,7 +55,7 @@ def generate(group: Group, fusion: Fusion, options: Options | None = None) -> Ke
     title = f"{group.name}: {group.kind.value} kernel of group {group.id}" + (
         f" ({group.note})" if group.note else ""
     )
-    if group.branches and group.kind is not SchedulerKind.HORIZONTAL:
+    if group.sums_columns:
         split = column_partials(group, fusion, options, args)
     else:
         split = split_reduction(group, fusion, options, args) if group.kind in _SPLITTABLE else None

@@ -43,7 +43,7 @@ def keeps_rows_on_chip(group: Group, fusion: Fusion, options: Options | None = N
     """Whether `group`'s kernel keeps each row on chip, in tiles of rows enough to fill the GPU: a row
     group that column sums may join."""
     options = options or Options()
-    space, layout = row_layout(group, fusion, options)
+    space, layout, _ = row_layout(group, fusion, options)
     return (
         layout.persistent
         and not space.outer
@@ -55,7 +55,7 @@ def keeps_rows_on_chip(group: Group, fusion: Fusion, options: Options | None = N
 def column_partials(group: Group, fusion: Fusion, options: Options, args: Sequence[Value]) -> SplitKernels:
     """The two launches of a join of a row group and a column group (`group.branches`)."""
     rows_group, columns_group = group.branches
-    space, layout = row_layout(rows_group, fusion, options)
+    space, layout, _ = row_layout(rows_group, fusion, options)
     columns = row_space(columns_group, fusion)  # its rows are the row group's columns
     sums = [e for e in columns_group.exprs if op_def(e.op).reduces]
     assert all(e.op is Op.SUM for e in sums), "column sums only"

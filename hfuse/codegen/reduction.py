@@ -540,19 +540,19 @@ def layout_warps(layout: Layout) -> int:
     return warps(layout.rows * layout.cols)
 
 
-def row_layout(group: Group, fusion: Fusion, options: Options) -> tuple[RowSpace, Layout]:
-    """The space of a reduction group's kernel and its tiles."""
+def row_layout(group: Group, fusion: Fusion, options: Options) -> tuple[RowSpace, Layout, tuple[str, ...]]:
+    """The space of a reduction group's kernel, its tiles, and its streamed inputs (which they depend on)."""
     space = row_space(group, fusion)
     full = [fusion.value(name) for name in space.full_outputs]
     rows_contiguous = any(innermost_dim(value.shape, value.strides) in space.kept for value in full)
     streams = streamed_inputs(group, fusion)
-    return space, choose_layout(space.rows, space.cols, space.outer, options, rows_contiguous, len(streams))
+    layout = choose_layout(space.rows, space.cols, space.outer, options, rows_contiguous, len(streams))
+    return space, layout, streams
 
 
 def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
-    space, layout = row_layout(group, fusion, options)
+    space, layout, streams = row_layout(group, fusion, options)
     rows, cols = space.rows, space.cols
-    streams = streamed_inputs(group, fusion)
     body = Body()
     body.reserve("prog", "pid")
     tile = tile_rows(body, "prog", layout.rows, space)

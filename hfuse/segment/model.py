@@ -91,6 +91,12 @@ class Group:
         return tuple(name for name in dict.fromkeys(self.outputs) if name not in self.row_outputs)
 
     @property
+    def sums_columns(self) -> bool:
+        """A row group joined with the column sums of its values (`segment.column_sums`): its branches are
+        the two groups joined, computed by one row kernel and one launch adding its partials."""
+        return bool(self.branches) and self.kind is not SchedulerKind.HORIZONTAL
+
+    @property
     def name(self) -> str:
         return f"hfuse_{self.kind.value}_g{self.id}"
 

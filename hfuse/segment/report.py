@@ -16,8 +16,7 @@ def _values(fusion: Fusion, names: tuple[str, ...]) -> str:
 def _group_lines(fusion: Fusion, group: Group, indent: str, launches: Mapping[int, int]) -> list[str]:
     launch = "no kernel" if not group.kind.launches_kernel else group.name
     if launches.get(group.id, 1) > 1:
-        joined = group.branches and group.kind is not SchedulerKind.HORIZONTAL
-        why = "rows with column partials, then the columns" if joined else "a split reduction"
+        why = "rows with column partials, then the columns" if group.sums_columns else "a split reduction"
         launch += f", {launches[group.id]} launches: {why}"
     lines = [f"{indent}segment {group.id}: {group.kind.value} ({launch})"]
     if group.note:
