@@ -81,7 +81,7 @@ def test_the_joined_kernel_writes_the_row_and_the_column_results(build):
     assert columns.kind is SchedulerKind.REDUCTION
     assert set(joined.outputs) == {*rows.outputs, *columns.outputs}
     kernel = generate(joined, fusion, SMALL)
-    assert kernel.launches == 2 and "for row_tile in range(prog, " in kernel.source
+    assert kernel.launches == 2 and "for row_tile in tl.range(prog, " in kernel.source
     assert len([g for g in segmentation.groups if g.kind.launches_kernel]) == 1
     check(fusion, segmentation.groups, options=SMALL, reduction_size=40)
 
@@ -90,8 +90,12 @@ def test_each_program_sums_its_own_rows_and_the_rows_of_a_cut_tile_are_left_out(
     fusion, segmentation = _joined(layernorm_backward((37, 40)))
     (joined,) = segmentation.groups
     source = generate(joined, fusion, SMALL).source
-    assert "range(prog, 19, 3)" in source  # 37 rows in tiles of 2: 19 tiles, 3 programs
+    # 37 rows in tiles of 2: 19 tiles, 3 programs, in Triton's software pipeline
+    assert "for row_tile in tl.range(prog, 19, 3, num_stages=3):" in source
     assert "rmask = rows < 37" in source
+    plain = dataclasses.replace(SMALL, column_partials_stages=0)
+    assert "for row_tile in range(prog, 19, 3):" in generate(joined, fusion, plain).source
+    check(fusion, segmentation.groups, options=plain, reduction_size=37)
 
 
 def test_only_independent_sums_with_one_value_per_column_join():

@@ -12,6 +12,7 @@ from codegen_harness import DOMAIN, check, generate, load, poisoned, random_tens
 from hfuse.builder import FusionBuilder
 from hfuse.codegen.emit import NEGATIVE_ZERO
 from hfuse.codegen.kernel import needs_wide_index
+from hfuse.codegen.options import Options
 from hfuse.dtypes import DataType
 from hfuse.errors import KernelError, UnsupportedError
 from hfuse.ir import Op
@@ -286,6 +287,74 @@ def test_broadcasting_and_non_contiguous_inputs():
     check(fusion, [whole_group(fusion, POINTWISE)])
 
 
+@pytest.mark.parametrize("x_strides", [None, [1, 31]], ids=["row-major", "column-major"])
+def test_values_laid_out_in_the_flat_order_are_addressed_by_the_flat_index(x_strides):
+    """At prime extents the digits of the flat index (`offs // 37`, `offs % 37`) address a row-major value
+    as `offs` itself does; written as `offs`, Triton sees contiguous addresses. Other layouts (a column-major
+    value, a broadcast row) keep the digits, and the digits no load reads are left out."""
+    b = FusionBuilder()
+    x = b.define_tensor([31, 37], BF16, strides=x_strides)
+    y = b.define_tensor([31, 37], BF16)
+    other = b.define_tensor([31, 37], F32, strides=[1, 31])
+    bias = b.define_tensor([37], F32)
+    (bias_b,) = b.add(Op.BROADCAST_IN_DIM, [bias], {"shape": [31, 37], "broadcast_dims": [1]})
+    (gate,) = b.add(Op.SIGMOID, [y])
+    (gated,) = b.add(Op.MUL, [x, gate])
+    (summed,) = b.add(Op.ADD, [gated, other])
+    (out,) = b.add(Op.ADD, [summed, bias_b])
+    b.add_output(out)
+    fusion = b.build()
+    group = whole_group(fusion, POINTWISE)
+    source = generate(group, fusion).source
+    flat = {name for name in re.findall(r"(t\d+)_ptr \+ offs\b", source)}
+    assert flat == ({"t0"} if x_strides is None else set()) | {"t1", f"{out.name.lower()}"}
+    assert re.search(rf"{other.name.lower()}_ptr \+ d0 \+ d1 \* 31,", source)
+    assert re.search(rf"{bias.name.lower()}_ptr \+ d1,", source)
+    check(fusion, [group])
+
+
+def test_a_flat_index_alone_defines_no_digits():
+    fusion, group = _single(Op.ADD, [F32, F32], shape=(7, 11, 13))
+    source = generate(group, fusion).source
+    assert "offs // " not in source and "offs % " not in source
+    assert source.count("+ offs,") == 3
+    check(fusion, [group])
+
+
+@pytest.mark.parametrize(
+    ("shape", "block", "branches"),
+    [
+        ((7, 37), 64, "if prog < 4:"),
+        ((8, 16), 64, None),
+        ((5, 3), 64, None),
+        ((2, 3, 31), 32, "if prog < 5:"),
+    ],
+    ids=["tail", "no-tail", "one-program", "3-d-tail"],
+)
+def test_full_blocks_run_unmasked_and_the_last_masked(shape, block, branches):
+    """Where the flat index does not end on a block, every program but the last runs without a mask (a mask
+    at a numel no multiple of the vector width keeps Triton from vector accesses); the last is masked."""
+    b = FusionBuilder()
+    x = b.define_tensor(shape, BF16)
+    cols = b.define_tensor(
+        shape, F32, strides=[1] + [shape[0]] * (len(shape) - 1) if len(shape) == 2 else None
+    )
+    (gate,) = b.add(Op.SIGMOID, [cols])
+    (out,) = b.add(Op.MUL, [x, gate])
+    b.add_output(out)
+    fusion = b.build()
+    group = whole_group(fusion, POINTWISE)
+    options = dataclasses.replace(Options(), pointwise_block=block)
+    source = generate(group, fusion, options).source
+    if branches:
+        assert branches in source and source.count("mask=mask") == 3
+        unmasked = source[source.index(branches) : source.index("else:")]
+        assert "mask" not in unmasked and unmasked.count("tl.load(") == 2
+    else:
+        assert "if prog <" not in source
+    check(fusion, [group], options=options)
+
+
 def _seed(batch=2, seq=8, heads=4, head_dim=4, dtype=F32):
     hidden = heads * head_dim
     b = FusionBuilder()
@@ -506,5 +575,5 @@ def test_a_one_element_output_of_a_padded_slice_stores_through_a_block_pointer()
     b.add_output(one)
     fusion = b.build()
     group = whole_group(fusion, SchedulerKind.POINTWISE)
-    assert re.search(r"tl\.store\(t\d+_ptr \+ offs \* 0, ", generate(group, fusion).source)
+    assert re.search(r"tl\.store\(t\d+_ptr \+ offs(?: \* 0)?, ", generate(group, fusion).source)
     check(fusion, [group])

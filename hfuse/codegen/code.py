@@ -17,6 +17,7 @@ from typing import Any
 # names read by an expression: not attributes (`tl.load`) and not keyword arguments (`mask=`)
 _IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?!\w)(?!\s*=[^=])")
 _PLAIN = re.compile(r"-?[A-Za-z0-9_.]+")
+_DEFINITION = re.compile(r"\s*([A-Za-z_]\w*) = ")
 
 
 @dataclass(slots=True)
@@ -37,6 +38,7 @@ class Body:
         self._loops: dict[str, Scope] = {}
         self.deps: dict[str, frozenset[str]] = {}
         self._taken: set[str] = set()
+        self._optional: set[str] = set()  # names whose line is left out when no other line reads them
 
     # names
     def fresh(self, hint: str) -> str:
@@ -102,6 +104,12 @@ class Body:
         self.deps[name] = deps
         return name
 
+    def optional(self, text: str, hint: str) -> str:
+        """`assign`, but the line is left out of the kernel when no other line reads the name."""
+        name = self.assign(text, hint)
+        self._optional.add(name)
+        return name
+
     def statement(self, text: str, scope: Scope) -> None:
         scope.lines.append(scope.indent + text)
 
@@ -112,4 +120,21 @@ class Body:
 
     def text(self) -> list[str]:
         assert not self._loops, "a loop was left open"
-        return list(self.top.lines)
+        lines = list(self.top.lines)
+        while unread := self._unread_optional(lines):
+            lines = [line for line in lines if _defined_by(line) not in unread]
+        return lines
+
+    def _unread_optional(self, lines: list[str]) -> set[str]:
+        read: set[str] = set()
+        for line in lines:
+            defined = _defined_by(line)
+            expression = line.split("=", 1)[1] if defined else line
+            read.update(_IDENTIFIER.findall(expression))
+        return {line_name for line in lines if (line_name := _defined_by(line)) in self._optional} - read
+
+
+def _defined_by(line: str) -> str | None:
+    """The name a `name = expression` line defines."""
+    found = _DEFINITION.match(line)
+    return found.group(1) if found else None

@@ -115,7 +115,13 @@ def _rows_part(
             tile_sums.append((tile_sum, body.fresh(f"{hint}_cols"), acc))
     column = body.fresh("column")
     lines = [f"{total} = tl.zeros([1, {layout.cols}], {compute_type(acc)})" for _, total, acc in tile_sums]
-    lines.append(f"for row_tile in range(prog, {cdiv(space.rows, layout.rows)}, {programs}):")
+    walk = f"prog, {cdiv(space.rows, layout.rows)}, {programs}"
+    stages = options.column_partials_stages
+    lines.append(
+        f"for row_tile in tl.range({walk}, num_stages={stages}):"
+        if stages
+        else f"for row_tile in range({walk}):"
+    )
     lines += [f"    {line}" if line else line for line in body.text()]
     lines += [f"    {total} = {total} + {tile_sum}" for tile_sum, total, _ in tile_sums]
     lines.append(f"{column} = tl.arange(0, {layout.cols})[None, :]")

@@ -88,6 +88,9 @@ class Lowering:
         # position alone decides it, else its name
         self.position_tests: dict[str, str] = {}
         self.positions = SourceText(self.assign)
+        # positions that are one linear position's row-major digits: dims -> (that position, the shape,
+        # the strides a value laid out in that order has)
+        self.linear: dict[tuple[str, ...], tuple[str, tuple[int, ...], tuple[int, ...]]] = {}
 
     # ---- public ----------------------------------------------------------------------------
     def value(self, name: str, index: Index) -> str:
@@ -116,7 +119,21 @@ class Lowering:
             return None
         return self.body.assign(" & ".join(sorted(mask)), "mask")
 
+    def name_linear(
+        self, dims: Sequence[str], linear: str, shape: Sequence[int], order: Sequence[int]
+    ) -> None:
+        """Says that `dims` are the digits of `linear` over `shape`, dims in `order` (outermost first)."""
+        strides, inner = [0] * len(shape), 1
+        for k in reversed(order):
+            strides[k] = inner
+            inner *= shape[k]
+        self.linear[tuple(dims)] = (linear, tuple(shape), tuple(strides))
+
     def offset(self, value: Value, dims: Sequence[str]) -> str:
+        known = self.linear.get(tuple(dims))
+        if known is not None and _laid_out_as(value, *known[1:]):
+            # the linear position itself: Triton then sees contiguous, aligned addresses (vector accesses)
+            return known[0]
         terms = []
         for dim, extent, stride in zip(dims, value.shape, value.strides, strict=True):
             if extent == 1 or stride == 0 or dim == "0":
@@ -459,6 +476,12 @@ class Lowering:
 
 
 _HELPER_CALL = re.compile(r"(?<![.\w])_[a-z0-9_]+\(")
+
+
+def _laid_out_as(value: Value, shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    return value.shape == shape and all(
+        extent == 1 or got == want for extent, got, want in zip(shape, value.strides, strides, strict=True)
+    )
 
 
 def _as_block(text: str, value: Value, target: DataType, block: str) -> str:

@@ -59,3 +59,6 @@ class Options:
     # programs, each over many tiles of rows, and the longest row it keeps on chip beside its column sums.
     column_partials_programs: int = 264
     column_partials_max_cols: int = 8192
+    # Triton's software pipeline over a program's tiles of rows (0: a plain loop). H200, large: LayerNorm
+    # backward 138.4 -> 112.8 us, RMSNorm backward 155.8 -> 110.4 (2 stages: 145.5, 141.8)
+    column_partials_stages: int = 3
