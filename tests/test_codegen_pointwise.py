@@ -7,7 +7,7 @@ import re
 
 import pytest
 import torch
-from codegen_harness import DOMAIN, check, generate, load, poisoned, random_tensor, run, whole_group
+from codegen_harness import DEVICE, DOMAIN, check, generate, load, poisoned, random_tensor, run, whole_group
 
 from hfuse.builder import FusionBuilder
 from hfuse.codegen.emit import NEGATIVE_ZERO
@@ -68,7 +68,7 @@ def test_float_unary(op):
 def test_tanh_at_its_extremes(dtype):
     fusion, group = _single(Op.TANH, [dtype], shape=(16,))
     special = [0.0, -0.0, 1e-30, -1e-7, 1e-3, 0.5, -8.0, 9.0, 20.0, -20.0, 88.0, -100.0, 1e30]
-    x = torch.tensor([*special, float("inf"), float("-inf"), float("nan")], dtype=dtype.torch)
+    x = torch.tensor([*special, float("inf"), float("-inf"), float("nan")], dtype=dtype.torch, device=DEVICE)
     (got,) = run(group, fusion, {fusion.inputs[0]: x}).values()
     torch.testing.assert_close(got, torch.tanh(x), equal_nan=True, atol=2e-7, rtol=1.3e-6)
     assert got[-3:-1].tolist() == [1.0, -1.0]
