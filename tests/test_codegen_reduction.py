@@ -4,6 +4,7 @@ in one launch or split in two."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 import torch
@@ -22,10 +23,14 @@ from hfuse.segment.model import SchedulerKind
 F32, F16, BF16, I32, I64, BOOL = (DataType.Float, DataType.Half, DataType.BFloat16, DataType.Int32,
                                   DataType.Int, DataType.Bool)  # fmt: skip
 NORMALIZATION, REDUCTION = SchedulerKind.NORMALIZATION, SchedulerKind.REDUCTION
-# the default heuristics (rows fit one block), and tiny blocks that force loops over columns
+# the default heuristics (rows fit one block), tiny blocks that force loops over columns, and those loops
+# walking the columns each the other way from the loop before
 FORMS = {
     "persistent": Options(),
     "looped": Options(persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16),
+    "alternating": Options(
+        persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16, alternate_passes=True
+    ),
 }
 DTYPES = {"float32": F32, "float16": F16, "bfloat16": BF16}
 
@@ -501,17 +506,37 @@ FEW_ROW_NORMALIZATIONS = {
 }
 
 
+@pytest.mark.parametrize("alternate", [False, True], ids=["forward", "alternating"])
 @pytest.mark.parametrize("dtype", [F32, BF16, F16])
 @pytest.mark.parametrize("build, kind", FEW_ROW_NORMALIZATIONS.values(), ids=FEW_ROW_NORMALIZATIONS.keys())
-def test_few_long_rows_normalize_in_two_launches(build, kind, dtype):
+def test_few_long_rows_normalize_in_two_launches(build, kind, dtype, alternate):
     """The partials of each part of a row (a softmax's max and sum of exp online), then every part's
-    program combines its rows' partials and writes its part of the outputs."""
+    program combines its rows' partials and writes its part of the outputs (with alternating passes, the
+    programs last to first, each walking its columns backward)."""
     fusion = build(dtype)
-    group, kernel = _split(fusion, kind)
-    assert kernel.config["split"]["parts"] > 2
+    options = dataclasses.replace(SPLIT, alternate_passes=alternate)
+    group = whole_group(fusion, kind)
+    kernel = generate(group, fusion, options)
+    assert kernel.launches == 2 and kernel.config["split"]["parts"] > 2
     if any(e.op is Op.EXP for e in fusion.exprs):
         assert "max_parts" in kernel.source and "sum_parts" in kernel.source
-    check(fusion, [group], options=SPLIT, reduction_size=130)
+    # the outputs' launch reads the rows again where the group writes full rows (a normalization)
+    assert ("order = " in kernel.source) is (alternate and kind is NORMALIZATION)
+    check(fusion, [group], options=options, reduction_size=130)
+
+
+@pytest.mark.parametrize("norm", ["softmax", "layer_norm"])
+def test_alternating_passes_walk_each_loop_the_other_way_from_the_one_before(norm):
+    """Each pass over a row starts on the columns the pass before read last: forward, backward, forward."""
+    fusion = NORMS[norm](F32)
+    options = dataclasses.replace(FORMS["looped"], alternate_passes=True)
+    source = generate(whole_group(fusion, NORMALIZATION), fusion, options).source
+    kernel = source[source.index("@triton.jit\ndef hfuse") :]
+    headers = [line.strip() for line in kernel.splitlines() if line.strip().startswith("for ")]
+    assert len(headers) >= 2
+    for n, header in enumerate(headers):
+        assert header.startswith("for block") is (n % 2 == 1), headers
+    assert re.search(r"start\w* = \(\d - block\w*\) \* 8", kernel)  # blocks of 8 columns, the last first
 
 
 def test_a_split_softmax_keeps_nan_inf_and_masked_rows_as_torch():

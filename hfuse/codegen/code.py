@@ -11,6 +11,7 @@ before it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,7 @@ class Body:
         self.deps: dict[str, frozenset[str]] = {}
         self._taken: set[str] = set()
         self._optional: set[str] = set()  # names whose line is left out when no other line reads them
+        self._closed_loops = 0
 
     # names
     def fresh(self, hint: str) -> str:
@@ -69,15 +71,24 @@ class Body:
     def open_scopes(self) -> list[Scope]:
         return [self.top, *self._loops.values()]
 
-    def open_loop(self, axis: str, header: str) -> Scope:
+    def open_loop(self, axis: str) -> Scope:
+        """A loop whose header is written when it closes (where it lands is known then)."""
         scope = Scope(axis, self.top.indent + "    ")
-        scope.lines.append(self.top.indent + header)
         self._loops[axis] = scope
         return scope
 
-    def close_loop(self, scope: Scope) -> None:
+    def close_loop(self, scope: Scope, header: str, first: Sequence[str] = ()) -> None:
+        """Ends the loop: `header`, then the lines `first` at the top of its body, then the lines written in
+        it. Loops land in the order they close."""
         del self._loops[scope.axis]
+        self.top.lines.append(self.top.indent + header)
+        self.top.lines.extend(scope.indent + line for line in first)
         self.top.lines.extend(scope.lines)
+        self._closed_loops += 1
+
+    @property
+    def closed_loops(self) -> int:
+        return self._closed_loops
 
     # lines
     def define(self, name: str, text: str, deps: frozenset[str], scope: Scope | None = None) -> str:

@@ -55,6 +55,10 @@ class Options:
     # registers for the second, which then waits on the first). On the H200: LayerNorm backward's column
     # sums 124.4 -> 106.4 us (large), 26.1 -> 23.4 (decode); no kernel measured was slower by more than 0.4.
     loads_first: bool = True
+    # Each loop over a row's columns walks them the other way from the loop before, and the second launch
+    # of a split that reads the row again takes the first launch's programs last to first: a pass then
+    # starts on the columns the pass before read last, which are the likeliest still in the L2 cache.
+    alternate_passes: bool = False
     # A row kernel that also sums columns (`column_partials`: a normalization backward's grad-weight):
     # programs, each over many tiles of rows, and the longest row it keeps on chip beside its column sums.
     column_partials_programs: int = 264

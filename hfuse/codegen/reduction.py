@@ -55,6 +55,8 @@ class Layout:
     persistent: bool
     outer: bool
     stages: int = 0  # of Triton's software pipeline over a looped row's column blocks (0: none)
+    # each loop over the columns walks them the other way from the loop before (`Options.alternate_passes`)
+    alternate: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,7 @@ def choose_layout(
     layout = _tiles(rows, cols, outer, options, rows_contiguous)
     if layout.persistent:
         return layout
+    layout = dataclasses.replace(layout, alternate=options.alternate_passes)
     if options.loop_stages:
         return dataclasses.replace(layout, stages=options.loop_stages)
     if outer and streams == 1 and cols >= options.outer_stages_min_cols:
@@ -153,6 +156,8 @@ class RowReducer:
         self.column_axes: set[str] = set()
         self._persistent: Columns | None = None
         self.loads_first: tuple[str, ...] = ()  # inputs loaded at the top of each column block
+        # with `layout.alternate`: whether the first loop walks the columns from the last block to the first
+        self.first_backward = False
         self._online: dict[tuple[Expr, Expr], dict[str, str]] = {}  # (max, sum) -> both results
 
     @contextmanager
@@ -166,20 +171,29 @@ class RowReducer:
         axis = f"loop{len(self.column_axes)}"
         start = self.body.fresh("start")
         self.body.deps[start] = frozenset({axis})
-        extent = self.part.length if self.part else self.count
-        if extent <= INT32_LIMIT:
-            walk = f"range(0, {extent}, {self.layout.cols})"
-            if self.layout.stages:
-                walk = f"tl.range(0, {extent}, {self.layout.cols}, num_stages={self.layout.stages})"
-            scope = self.body.open_loop(axis, f"for {start} in {walk}:")
-        else:  # Triton types a bound in [2**31, 2**32) as uint32 and compares it signed: a loop over blocks
-            block = self.body.fresh("block")
-            self.body.deps[block] = frozenset({axis})
-            scope = self.body.open_loop(axis, f"for {block} in range(0, {cdiv(extent, self.layout.cols)}):")
-            first = f"{block} * tl.full([], {self.layout.cols}, tl.int64)"
-            self.body.define(start, first, frozenset({axis}), scope)
+        scope = self.body.open_loop(axis)
         yield self._define_columns(axis, start, scope)
-        self.body.close_loop(scope)
+        backward = self.layout.alternate and (self.body.closed_loops % 2 == 1) != self.first_backward
+        self.body.close_loop(scope, *self._walk(start, axis, backward))
+
+    def _walk(self, start: str, axis: str, backward: bool) -> tuple[str, list[str]]:
+        """The header of a loop over the column blocks, and the lines that define its block's first column
+        `start` when the loop does not count it itself."""
+        extent = self.part.length if self.part else self.count
+        stages = self.layout.stages if extent <= INT32_LIMIT else 0
+        if extent <= INT32_LIMIT and not backward:
+            if stages:
+                return f"for {start} in tl.range(0, {extent}, {self.layout.cols}, num_stages={stages}):", []
+            return f"for {start} in range(0, {extent}, {self.layout.cols}):", []
+        # Triton types a bound in [2**31, 2**32) as uint32 and compares it signed, and its loops count up
+        # only: a loop over the blocks' numbers
+        blocks = cdiv(extent, self.layout.cols)
+        block = self.body.fresh("block")
+        self.body.deps[block] = frozenset({axis})
+        walk = f"tl.range(0, {blocks}, 1, num_stages={stages})" if stages else f"range(0, {blocks})"
+        number = f"({blocks - 1} - {block})" if backward else block
+        width = f"tl.full([], {self.layout.cols}, tl.int64)" if extent > INT32_LIMIT else self.layout.cols
+        return f"for {block} in {walk}:", [f"{start} = {number} * {width}"]
 
     def _define_columns(self, axis: str, start: str | None, scope: Scope | None) -> Columns:
         self.column_axes.add(axis)

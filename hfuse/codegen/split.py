@@ -225,16 +225,19 @@ def _label(group: Group) -> str:
 
 
 def _part_program(
-    body: Body, space: RowSpace, layout: Layout, split: Split, part_name: str
+    body: Body, space: RowSpace, layout: Layout, split: Split, part_name: str, last_first: bool = False
 ) -> tuple[RowTile, str, ColumnPart]:
     """A program of a launch that runs one per (tile of rows, part of the columns): program `prog` takes
-    part `prog % parts` of the rows of tile `prog // parts`; its rows, its part's index (named
-    `part_name`) and its columns."""
+    part `prog % parts` of the rows of tile `prog // parts`, or with `last_first` what program
+    `programs - 1 - prog` of the same launch would; its rows, its part's index (named `part_name`) and its
+    columns."""
     body.reserve("prog", "pid")
-    first, part = None, "prog"
-    if cdiv(space.rows, layout.rows) > 1:
-        first = body.define("tile", f"prog // {split.parts}", frozenset())
-        part = body.define(part_name, f"prog % {split.parts}", frozenset())
+    tiles = cdiv(space.rows, layout.rows)
+    at = body.define("order", f"{tiles * split.parts - 1} - prog", frozenset()) if last_first else "prog"
+    first, part = None, at
+    if tiles > 1:
+        first = body.define("tile", f"{at} // {split.parts}", frozenset())
+        part = body.define(part_name, f"{at} % {split.parts}", frozenset())
     tile = tile_rows(body, first, layout.rows, space)
     start = body.define("part_start", f"{term(part)} * {split.length}", frozenset())
     return tile, part, ColumnPart(start, split.length, part, split.parts)
@@ -307,11 +310,13 @@ def _finish_part(
     the rows of tile `prog // parts` and writes part `prog % parts` of their columns (every part writes
     the row outputs, the same values)."""
     body = Body()
-    tile, _, columns = _part_program(body, space, layout, split, "own_part")
+    # with alternating passes, the programs and their columns last to first: the first launch read those last
+    tile, _, columns = _part_program(body, space, layout, split, "own_part", last_first=layout.alternate)
     reducer = _MergingRowReducer(
         PartialsMerger(body, space, tile, split, slots),
         body, space.shape, space.dims, layout, tile.positions, tile.mask, wide, columns,
     )  # fmt: skip
+    reducer.first_backward = layout.alternate
     lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer)
     store_row_outputs(lowering, space, tile)
     with reducer.columns() as block:
