@@ -23,14 +23,12 @@ from hfuse.segment.model import SchedulerKind
 F32, F16, BF16, I32, I64, BOOL = (DataType.Float, DataType.Half, DataType.BFloat16, DataType.Int32,
                                   DataType.Int, DataType.Bool)  # fmt: skip
 NORMALIZATION, REDUCTION = SchedulerKind.NORMALIZATION, SchedulerKind.REDUCTION
-# the default heuristics (rows fit one block), tiny blocks that force loops over columns, and those loops
-# walking the columns each the other way from the loop before
+# the default heuristics (rows fit one block), tiny blocks that force loops over columns walking forward,
+# and those loops walking an outer reduction's rows each the other way from the loop before
 FORMS = {
     "persistent": Options(),
-    "looped": Options(persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16),
-    "alternating": Options(
-        persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16, alternate_passes=True
-    ),
+    "looped": Options(persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16, alternate_passes=False),
+    "alternating": Options(persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16),
 }
 DTYPES = {"float32": F32, "float16": F16, "bfloat16": BF16}
 
@@ -520,23 +518,32 @@ def test_few_long_rows_normalize_in_two_launches(build, kind, dtype, alternate):
     assert kernel.launches == 2 and kernel.config["split"]["parts"] > 2
     if any(e.op is Op.EXP for e in fusion.exprs):
         assert "max_parts" in kernel.source and "sum_parts" in kernel.source
-    # the outputs' launch reads the rows again where the group writes full rows (a normalization)
-    assert ("order = " in kernel.source) is (alternate and kind is NORMALIZATION)
+    # an outer normalization's outputs launch reads the rows again: last to first when alternating
+    outer = kernel.config["parts"][0]["outer"]
+    assert ("order = " in kernel.source) is (alternate and outer and kind is NORMALIZATION)
     check(fusion, [group], options=options, reduction_size=130)
 
 
-@pytest.mark.parametrize("norm", ["softmax", "layer_norm"])
-def test_alternating_passes_walk_each_loop_the_other_way_from_the_one_before(norm):
-    """Each pass over a row starts on the columns the pass before read last: forward, backward, forward."""
-    fusion = NORMS[norm](F32)
-    options = dataclasses.replace(FORMS["looped"], alternate_passes=True)
-    source = generate(whole_group(fusion, NORMALIZATION), fusion, options).source
+@pytest.mark.parametrize("shape", [(40, 16), (2, 40, 3)])
+def test_alternating_passes_walk_each_outer_loop_the_other_way_from_the_one_before(shape):
+    """Each pass over the reduced rows starts on the rows the pass before read last: forward, then backward;
+    inner rows walk forward."""
+    b = FusionBuilder()
+    x = b.define_tensor(shape, F32)
+    (total,) = b.add(Op.SUM, [x], {"dims": [len(shape) - 2], "keepdim": True, "dtype": F32})
+    (y,) = b.add(Op.SUB, [x, total])
+    b.add_output(y)
+    fusion = b.build()
+    group = whole_group(fusion, NORMALIZATION)
+    source = generate(group, fusion, FORMS["alternating"]).source
     kernel = source[source.index("@triton.jit\ndef hfuse") :]
     headers = [line.strip() for line in kernel.splitlines() if line.strip().startswith("for ")]
-    assert len(headers) >= 2
-    for n, header in enumerate(headers):
-        assert header.startswith("for block") is (n % 2 == 1), headers
-    assert re.search(r"start\w* = \(\d - block\w*\) \* 8", kernel)  # blocks of 8 columns, the last first
+    assert len(headers) == 2 and headers[1].startswith("for block"), headers
+    assert re.search(r"start\w* = \(\d+ - block\w*\) \* \d+", kernel)
+    check(fusion, [group], options=FORMS["alternating"], reduction_size=40)
+    softmax_rows = NORMS["softmax"](F32)
+    inner = generate(whole_group(softmax_rows, NORMALIZATION), softmax_rows, FORMS["alternating"]).source
+    assert "for block" not in inner
 
 
 def test_a_split_softmax_keeps_nan_inf_and_masked_rows_as_torch():

@@ -99,7 +99,7 @@ def choose_layout(
     layout = _tiles(rows, cols, outer, options, rows_contiguous)
     if layout.persistent:
         return layout
-    layout = dataclasses.replace(layout, alternate=options.alternate_passes)
+    layout = dataclasses.replace(layout, alternate=outer and options.alternate_passes)
     if options.loop_stages:
         return dataclasses.replace(layout, stages=options.loop_stages)
     if outer and streams == 1 and cols >= options.outer_stages_min_cols:
