@@ -128,7 +128,7 @@ def _tiles(rows: int, cols: int, outer: bool, options: Options, rows_contiguous:
         return Layout(tile_rows, max(1, min(whole, options.outer_tile // tile_rows)), False, True)
     persistent = whole <= options.persistent_max_cols
     if not persistent and cols >= options.long_row_cols:
-        block = options.longest_loop_cols if cols >= options.longest_row_cols else options.loop_cols
+        block = options.longest_loop_cols if cols >= options.longest_row_cols else options.long_loop_cols
         return Layout(1, min(block, whole), False, False)
     block = whole if persistent else min(options.loop_cols, whole)
     return Layout(max(1, min(next_power_of_2(rows), options.row_tile // block)), block, persistent, False)
