@@ -5,6 +5,8 @@ library (codegen/mathlib.py) adds to a kernel that calls them:
   a - b * trunc(a / b), wrong for infinities and for quotients beyond the mantissa;
 - `_addcmul`: the GPU contracts a multiply and an add into an fma, which rounds once where torch's ops
   round twice, and keeps a product beyond the largest value finite;
+- `_sin`, `_cos`, `_tan`: through libdevice's sin, cos and tan, the functions torch's CUDA kernels call, so
+  that they agree with torch's at any argument (a GPU test at +-1.7e38 and at float denormals);
 - `_to_float8e4nv`, `_to_float8e5`: Triton's conversions to fp8 saturate on the GPU where torch's give NaN
   or infinity, and round ties up in the interpreter; `_from_float8e4nv`, `_from_float8e5`: the
   interpreter reads the fp8 bits of NaN and the infinities as numbers.
@@ -121,3 +123,31 @@ else:
         return libdevice.fmod(a.to(tl.float64), b.to(tl.float64)).to(a.dtype)
 """,
 }
+
+
+def _trigonometric(name: str, interpreted: str, tiny: str) -> str:
+    """`name` as numpy computes it in the interpreter, and through libdevice on the GPU. Triton has libdevice
+    flush float denormals to zero: below the smallest normal float, sin(x) and tan(x) are x and cos(x) is 1,
+    exactly."""
+    return f"""
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+
+    @triton.jit
+    def _{name}(x):
+        return {interpreted}
+
+else:
+    from triton.language.extra import libdevice
+
+    @triton.jit
+    def _{name}(x):
+        return tl.where(tl.abs(x) < 1.1754943508222875e-38, {tiny}, libdevice.{name}(x)).to(x.dtype)
+"""
+
+
+BY_PLACE.update(
+    _sin=_trigonometric("sin", "tl.sin(x)", "x"),
+    _cos=_trigonometric("cos", "tl.cos(x)", "1.0"),
+    _tan=_trigonometric("tan", "tl.sin(x) / tl.cos(x)", "x"),
+)

@@ -137,7 +137,7 @@ UNARY = [
         float_only("tl.ceil({0})", identity_for_ints=True, single="_ceil_f32({0})"),
         operands=REAL,
     ),
-    unary(Op.COS, FLOATING, torch.cos, float_only("tl.cos({0})"), cost=LONG_MATH),
+    unary(Op.COS, FLOATING, torch.cos, float_only("_cos({0})"), cost=LONG_MATH),
     unary(Op.COSH, FLOATING, torch.cosh, float_only("_cosh({0})")),
     unary(Op.EXP, FLOATING, torch.exp, float_only("tl.exp({0})"), cost=LONG_MATH),
     unary(Op.EXP2, FLOATING, torch.exp2, float_only("tl.exp2({0})"), cost=LONG_MATH),
@@ -180,10 +180,10 @@ UNARY = [
     unary(Op.SIGMOID, FLOATING, torch.sigmoid, float_only("tl.sigmoid({0})"), cost=LONG_MATH),
     unary(Op.SIGNBIT, BOOL, torch.signbit, signbit, operands=REAL, policy=KEEP),
     unary(Op.SILU, FLOATING, F.silu, float_only("({0} * tl.sigmoid({0}))"), cost=LONG_MATH),
-    unary(Op.SIN, FLOATING, torch.sin, float_only("tl.sin({0})"), cost=LONG_MATH),
+    unary(Op.SIN, FLOATING, torch.sin, float_only("_sin({0})"), cost=LONG_MATH),
     unary(Op.SINH, FLOATING, torch.sinh, float_only("_sinh({0})")),
     unary(Op.SQRT, FLOATING, torch.sqrt, float_only("tl.sqrt({0})", single="_sqrt_f32({0})")),
-    unary(Op.TAN, FLOATING, torch.tan, float_only("(tl.sin({0}) / tl.cos({0}))"), cost=LONG_MATH),
+    unary(Op.TAN, FLOATING, torch.tan, float_only("_tan({0})"), cost=LONG_MATH),
     # 1 - 2 / (e^2x + 1) with e^2x as one exp2: the same accuracy as 2 sigmoid(2x) - 1, fewer instructions
     unary(
         Op.TANH,

@@ -49,6 +49,27 @@ ONE_ELEMENT_OF_A_PAD = """\
     fd.add_output(T10)
 """  # noqa: E501
 
+# campaign seed 14: sin and cos of quotients near -1.7e38, a quarter of them far from torch's; the same with
+# sin through libdevice (torch's sinf), which agrees with torch at such arguments given directly (the
+# trigonometry test of test_codegen_pointwise). A quotient one unit in the last place off turns sin of 1e38
+# into any value: whether the GPU's fp32 division rounds as torch's does is not yet compared
+SIN_FAR_FROM_ZERO = """\
+    T1 = fd.define_tensor(shape=[32769, 33], contiguity=[False, True], dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])
+    S0 = fd.define_scalar(-0.75, dtype=DataType.Double)
+    S2 = fd.define_scalar(-3.4028234663852886e+38, dtype=DataType.Double)
+    T3 = fd.ops.clamp(T1, S0, S2)
+    T4 = fd.ops.abs(T1)
+    S3 = fd.define_scalar(1.0, dtype=DataType.Double)
+    T5 = fd.ops.add(T4, S3)
+    T6 = fd.ops.div(T3, T5)
+    S4 = fd.define_scalar(2.0, dtype=DataType.Double)
+    T8 = fd.ops.div(T6, S4)
+    T18 = fd.ops.sin(T8)
+    T19 = fd.ops.cos(T8)
+    fd.add_output(T18)
+    fd.add_output(T19)
+"""  # noqa: E501
+
 # campaign seed 13: an int32 min over a negation, about 1% of the results wrong on the H200 (Triton 3.6). A
 # stand-alone Triton kernel of the same tile does the same with every spelling of the negation (-x, 0 - x,
 # x * -1, through int64), with tl.min or tl.reduce, at 1 or 4 warps; its PTX is right (neg.s32, then a tree
@@ -70,6 +91,13 @@ INT32_MIN_OF_NEG = """\
 CASES = [
     pytest.param(VAR_MEAN_NEAR_THE_LARGEST_FLOAT, id="var-mean-near-the-largest-float"),
     pytest.param(ONE_ELEMENT_OF_A_PAD, id="one-element-of-a-pad"),
+    pytest.param(
+        SIN_FAR_FROM_ZERO,
+        id="sin-far-from-zero",
+        marks=pytest.mark.xfail(
+            strict=False, reason="open: the quotient's rounding, amplified by sin of 1e38"
+        ),
+    ),
     pytest.param(
         INT32_MIN_OF_NEG,
         id="int32-min-of-neg",
