@@ -66,7 +66,8 @@ def flat_part(
         label = f"{', '.join(names)}: flat index over {list(shape)}, {block} elements per program"
     else:
         # The full blocks without a mask: `offs < numel` at a numel that is no multiple of the vector width
-        # keeps Triton from vector accesses (H200, [4093, 5003] bf16 x * sigmoid(y): 47.1 -> 34.5 us).
+        # keeps Triton from vector accesses (H200, [4093, 5003] bf16 x * sigmoid(y), with the flat index:
+        # 47.9 -> 32.1 us).
         lines = (
             f"if prog < {full}:",
             *_indent(_flat_body(group, fusion, shape, order, names, block, wide, None)),
