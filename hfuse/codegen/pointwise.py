@@ -106,46 +106,31 @@ def _flat_body(
     index's digits (every value laid out in that order), each is addressed by the flat index itself, which
     Triton sees as contiguous; else every one by the digits: a kernel mixing the two was slower (H200,
     RoPE [8, 32, 2048, 128] bf16: 136.2 -> 144.9 us)."""
-    lines, digits_read = _lowered(
-        group, fusion, shape, order, names, block, wide, masked_at, by_flat_index=True
-    )
-    if digits_read:
-        lines, _ = _lowered(group, fusion, shape, order, names, block, wide, masked_at, by_flat_index=False)
+    for by_flat_index in (True, False):
+        body = Body()
+        body.reserve("prog", "pid")
+        offs = body.define("offs", f"prog * {block} + tl.arange(0, {block})", frozenset({"flat"}))
+        mask = (
+            frozenset()
+            if masked_at is None
+            else frozenset({body.define("mask", f"offs < {masked_at}", frozenset({"flat"}))})
+        )
+        dims = ["0"] * len(shape)
+        define = body.optional if by_flat_index else body.assign
+        for k, text in zip(order, delinearize(offs, [shape[k] for k in order]), strict=True):
+            dims[k] = define(text, f"d{k}")
+        lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide)
+        if by_flat_index:
+            lowering.name_linear(dims, offs, shape, order)
+        for (
+            name
+        ) in names:  # a one-element output still stores through a block pointer: its value may be a block
+            lowering.store(name, Index(tuple(dims), mask), spread=offs)
+        lines = tuple(body.text())
+        digits = {d for d in dims if d not in ("0", offs)}
+        if not any(line.split(" = ", 1)[0].strip() in digits for line in lines):
+            break
     return lines
-
-
-def _lowered(
-    group: Group,
-    fusion: Fusion,
-    shape: tuple[int, ...],
-    order: Sequence[int],
-    names: Sequence[str],
-    block: int,
-    wide: bool,
-    masked_at: int | None,
-    by_flat_index: bool,
-) -> tuple[tuple[str, ...], bool]:
-    """`_flat_body`'s lines, and whether they read a digit of the flat index."""
-    body = Body()
-    body.reserve("prog", "pid")
-    offs = body.define("offs", f"prog * {block} + tl.arange(0, {block})", frozenset({"flat"}))
-    mask = (
-        frozenset()
-        if masked_at is None
-        else frozenset({body.define("mask", f"offs < {masked_at}", frozenset({"flat"}))})
-    )
-    dims = ["0"] * len(shape)
-    define = body.optional if by_flat_index else body.assign
-    for k, text in zip(order, delinearize(offs, [shape[k] for k in order]), strict=True):
-        dims[k] = define(text, f"d{k}")
-    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide)
-    if by_flat_index:
-        lowering.name_linear(dims, offs, shape, order)
-    for name in names:  # a one-element output still stores through a block pointer: its value may be a block
-        lowering.store(name, Index(tuple(dims), mask), spread=offs)
-    lines = tuple(body.text())
-    digits = {d for d in dims if d != "0" and d != offs}
-    return lines, any(line.split(" = ", 1)[0].strip() in digits for line in lines)
 
 
 def _indent(lines: Sequence[str]) -> list[str]:
