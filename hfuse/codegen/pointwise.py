@@ -122,9 +122,8 @@ def _flat_body(
         lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide)
         if by_flat_index:
             lowering.name_linear(dims, offs, shape, order)
-        for (
-            name
-        ) in names:  # a one-element output still stores through a block pointer: its value may be a block
+        # a one-element output still stores through a block pointer: its value may be a block
+        for name in names:
             lowering.store(name, Index(tuple(dims), mask), spread=offs)
         lines = tuple(body.text())
         digits = {d for d in dims if d not in ("0", offs)}
