@@ -100,3 +100,30 @@ def test_the_first_call_table_says_each_cases_target_and_verdict():
     assert "| extended-decode/adam_step | 731 (500) | <= 500: missed | 9.5 (8.0) |" in text
     assert "| large/softmax | 12.0 | 3.0 |" in text
     assert "torch.compile (Inductor, dynamic=False) of the example's plain torch function" in text
+
+
+def test_the_summary_gives_the_geometric_means_of_kernel_and_device_time():
+    """torch.compile's kernel time holds its host work where short kernels do not hide it; device time
+    leaves it out, so the summary gives both."""
+    from hfuse.tools.bench.suite import Row, summary
+
+    def rows(case, hfuse_kernel, compile_kernel, hfuse_device, compile_device):
+        made = []
+        for candidate, kernel, device in (
+            ("hfuse", hfuse_kernel, hfuse_device),
+            ("torch.compile", compile_kernel, compile_device),
+            ("eager", 50.0, 40.0),
+            ("clone", 10.0, 8.0),
+        ):
+            vs_compile = compile_kernel / kernel
+            made.append(
+                Row(case, "large", candidate, 1, kernel, kernel, device, 1000, 1.0, 80.0, 50.0, vs_compile)
+            )
+        return made
+
+    lines = summary([*rows("a", 10.0, 40.0, 8.0, 8.0), *rows("b", 20.0, 20.0, 16.0, 32.0)])
+    # kernel time: 4x and 1x, 2x; device time: 1x and 2x, 1.414x
+    assert (
+        lines[-1] == "\nGeometric mean of torch.compile time / hfuse time, large: 2.000 (device time: 1.414)"
+    )
+    assert "| large | a | 1 / 1 | 10.0 | 40.0 | 4.00 | 80 | 8.0 / 8.0 / 8.0 |" in "\n".join(lines)
