@@ -24,11 +24,13 @@ F32, F16, BF16, I32, I64, BOOL = (DataType.Float, DataType.Half, DataType.BFloat
                                   DataType.Int, DataType.Bool)  # fmt: skip
 NORMALIZATION, REDUCTION = SchedulerKind.NORMALIZATION, SchedulerKind.REDUCTION
 # the default heuristics (rows fit one block), tiny blocks that force loops over columns walking forward,
-# and those loops walking an outer reduction's rows each the other way from the loop before
+# and those loops walking an outer reduction's rows each the other way from the loop before, and a row a
+# program, its blocks from the aligned element before it where its length is no multiple of the vector width
 FORMS = {
     "persistent": Options(),
     "looped": Options(persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16, alternate_passes=False),
     "alternating": Options(persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16),
+    "aligned": Options(persistent_max_cols=8, loop_cols=8, row_tile=8, outer_tile=16),
 }
 DTYPES = {"float32": F32, "float16": F16, "bfloat16": BF16}
 
@@ -718,3 +720,52 @@ def test_loads_first_puts_each_streamed_load_of_a_column_block_before_its_math(o
     normalized = layer_norm(F32, rows=6, cols=40)
     looped = dataclasses.replace(FORMS["looped"], loads_first=True)
     check(normalized, [whole_group(normalized, NORMALIZATION)], options=looped, reduction_size=40)
+
+
+ALIGNED_NORMS = {
+    "layer_norm": lambda dtype, cols: layer_norm(dtype, rows=5, cols=cols),
+    "rms_norm": lambda dtype, cols: rms_norm(dtype, rows=5, cols=cols),
+    "softmax": lambda dtype, cols: softmax(dtype, rows=5, cols=cols),
+    "log_softmax": lambda dtype, cols: softmax(dtype, rows=5, cols=cols, log=True),
+}
+
+
+@pytest.mark.parametrize("cols", [17, 23, 41])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("norm", ALIGNED_NORMS)
+def test_rows_of_no_vector_width_multiple_run_from_the_aligned_element_before_them(norm, dtype, cols):
+    """Blocks of 8 columns from the element before each row's first whose offset is a multiple of 16 bytes:
+    the first block masked before the row, those inside it unmasked, the last ones masked past its end (at
+    17 columns one block inside, at 23 two past it)."""
+    fusion = ALIGNED_NORMS[norm](DTYPES[dtype], cols)
+    group = whole_group(fusion, NORMALIZATION)
+    kernel = generate(group, fusion, FORMS["aligned"]).source
+    align = 4 if dtype == "float32" else 8
+    assert f"aligned_start = row_start // {align} * {align}" in kernel
+    assert re.search(r"tl\.load\(t0_ptr \+ flat_\d+\)", kernel), "no unmasked load inside the row"
+    check(fusion, [group], options=FORMS["aligned"], reduction_size=cols)
+
+
+@pytest.mark.parametrize(("cols", "aligned"), [(44, False), (15, False), (33, True), (2**31 - 5, False)])
+def test_rows_stay_unaligned_when_aligned_shorter_than_two_blocks_or_past_int32(cols, aligned, monkeypatch):
+    """A row whose loops would count past int32 keeps the loops of `RowReducer._walk`."""
+    monkeypatch.setenv("HFUSE_MAX_OUTPUT_BYTES", str(1 << 40))
+    fusion = softmax(F32, rows=3, cols=cols)
+    one_launch = dataclasses.replace(FORMS["aligned"], split_below_programs=0)
+    kernel = generate(whole_group(fusion, NORMALIZATION), fusion, one_launch).source
+    assert ("aligned_start" in kernel) is aligned
+
+
+def test_aligned_rows_reduce_the_innermost_dims_of_a_3d_tensor():
+    b = FusionBuilder()
+    x = b.define_tensor([4, 3, 11], BF16)
+    (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
+    (total,) = b.add(Op.SUM, [xf], {"dims": [1, 2], "keepdim": True, "dtype": F32})
+    (y,) = b.add(Op.SUB, [xf, total])
+    (out,) = b.add(Op.CAST, [y], {"dtype": BF16})
+    b.add_output(out)
+    b.add_output(total)
+    fusion = b.build()
+    group = whole_group(fusion, NORMALIZATION)
+    assert "aligned_start" in generate(group, fusion, FORMS["aligned"]).source
+    check(fusion, [group], options=FORMS["aligned"], reduction_size=33)

@@ -131,7 +131,7 @@ class Lowering:
 
     def offset(self, value: Value, dims: Sequence[str]) -> str:
         known = self.linear.get(tuple(dims))
-        if known is not None and _laid_out_as(value, *known[1:]):
+        if known is not None and laid_out_as(value, *known[1:]):
             # the linear position itself: Triton then sees contiguous, aligned addresses (vector accesses)
             return known[0]
         terms = []
@@ -478,7 +478,7 @@ class Lowering:
 _HELPER_CALL = re.compile(r"(?<![.\w])_[a-z0-9_]+\(")
 
 
-def _laid_out_as(value: Value, shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+def laid_out_as(value: Value, shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     return value.shape == shape and all(
         extent == 1 or got == want for extent, got, want in zip(shape, value.strides, strides, strict=True)
     )

@@ -31,7 +31,7 @@ from hfuse.codegen.code import Body, Scope
 from hfuse.codegen.emit import compute_type, convert
 from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import INT32_LIMIT, Part, cdiv, next_power_of_2
-from hfuse.codegen.lower import Index, Lowering, describe
+from hfuse.codegen.lower import Index, Lowering, describe, laid_out_as
 from hfuse.codegen.options import Options
 from hfuse.codegen.rows import RowSpace, row_space, store_row_outputs, streamed_inputs, tile_rows
 from hfuse.dtypes import DataType
@@ -57,6 +57,9 @@ class Layout:
     stages: int = 0  # of Triton's software pipeline over a looped row's column blocks (0: none)
     # each loop over the columns walks them the other way from the loop before (`Options.alternate_passes`)
     alternate: bool = False
+    # a row's column blocks start at the element before its first whose offset is a multiple of `align`
+    # (0: at its first): `RowReducer.column_blocks`
+    align: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +150,12 @@ class RowReducer:
         row_mask: frozenset[str],
         wide: bool,
         part: ColumnPart | None = None,
+        row: str = "",
     ) -> None:
         """`part`: the program reduces these columns of each row only (the first launch of a split
-        reduction, always looped), else all of them."""
-        self.body, self.shape, self.dims, self.layout = body, shape, dims, layout
+        reduction, always looped), else all of them. `row`: the linear row, which `layout.align` needs."""
+        assert row or not layout.align, "aligned column blocks start from the linear row"
+        self.body, self.shape, self.dims, self.layout, self.row = body, shape, dims, layout, row
         self.row_positions, self.row_mask, self.wide, self.part = row_positions, row_mask, wide, part
         self.count = math.prod(shape[d] for d in dims)
         self.column_axes: set[str] = set()
@@ -175,6 +180,61 @@ class RowReducer:
         yield self._define_columns(axis, start, scope)
         backward = self.layout.alternate and (self.body.closed_loops % 2 == 1) != self.first_backward
         self.body.close_loop(scope, *self._walk(start, axis, backward))
+
+    def column_blocks(self, lowering: Lowering) -> Iterator[Columns]:
+        """The column blocks of one pass over the row: `columns()`'s, or with `layout.align` three loops,
+        each yielded once for its body: the first block (masked before the row's first column), the blocks
+        wholly inside the row (no mask), then the last ones (masked past its end). A row whose offset is no
+        multiple of the vector width (a vocabulary of 50257) is then read and written in whole vectors
+        from its second block on, at addresses Triton sees as aligned."""
+        if not self.layout.align:
+            with self.columns() as columns:
+                yield columns
+            return
+        block, count = self.layout.cols, self.count
+        inside_end = count // block * block
+        end = cdiv(count + self.layout.align - 1, block) * block
+        stages = f", num_stages={self.layout.stages}" if self.layout.stages else ""
+        regions = (
+            (f"range(0, {block}, {block})", ">= 0"),
+            (f"tl.range({block}, {inside_end}, {block}{stages})", None),
+            (f"range({inside_end}, {end}, {block})", f"< {count}"),
+        )
+        for walk, bound in regions:
+            axis = f"loop{len(self.column_axes)}"
+            self.column_axes.add(axis)
+            start = self.body.fresh("start")
+            self.body.deps[start] = frozenset({axis})
+            scope = self.body.open_loop(axis)
+            aligned = self._aligned_start()
+            flat = self.body.define(
+                self.body.fresh("flat"), f"{aligned} + {start} + tl.arange(0, {block})[None, :]",
+                self.body.deps_of(aligned) | {axis}, scope,
+            )  # fmt: skip
+            cols = self.body.optional(f"{flat} - {self._row_start()}", "cols")
+            mask = frozenset()
+            if bound is not None:
+                mask = frozenset(
+                    {self.body.define(self.body.fresh("cmask"), f"{cols} {bound}", frozenset({axis}), scope)}
+                )
+            digits = delinearize(cols, [self.shape[d] for d in self.dims])
+            positions = {
+                d: self.body.assign(text, f"c{d}") for d, text in zip(self.dims, digits, strict=True)
+            }
+            columns = Columns(positions, mask, axis, scope)
+            # values laid out as the rows are read and written at `flat` itself
+            lowering.name_linear(self.full_index(columns).dims, flat, self.shape, range(len(self.shape)))
+            yield columns
+            self.body.close_loop(scope, f"for {start} in {walk}:")
+
+    def _row_start(self) -> str:
+        rows = self.row
+        text = f"{rows}.to(tl.int64) * {self.count}" if self.wide else f"{rows} * {self.count}"
+        return self.body.assign(text, "row_start")
+
+    def _aligned_start(self) -> str:
+        align = self.layout.align
+        return self.body.assign(f"{self._row_start()} // {align} * {align}", "aligned_start")
 
     def _walk(self, start: str, axis: str, backward: bool) -> tuple[str, list[str]]:
         """The header of a loop over the column blocks, and the lines that define its block's first column
@@ -355,7 +415,7 @@ class RowReducer:
         running_sum = body.define(
             body.fresh("row_sum"), f"tl.zeros({shape}, tl.float32)", frozenset(), body.top
         )
-        with self.columns() as columns:
+        for columns in self.column_blocks(lowering):
             full = self.full_index(columns, rows)
             value = convert(lowering.value(source.name, full), source.dtype, DataType.Float)
             if not {"row", columns.axis} <= body.deps_of(value):  # one value a row (an expanded input)
@@ -399,13 +459,12 @@ class RowReducer:
         """Each term reduced over the columns, all in one pass: one [ROWS, 1] value a term."""
         layout, body = self.layout, self.body
         results: list[str] = []
-        totals: list[tuple[Term, str]] = []
-        with self.columns() as columns:
+        totals: dict[int, tuple[Term, str]] = {}  # one accumulator a term, over every loop of the pass
+        for columns in self.column_blocks(lowering):
             full = self.full_index(columns, rows)
             for name in self.loads_first:  # every load of the step in flight before its math waits on one
                 lowering.value(name, full)
-            for term in terms:
-                acc_type = compute_type(term.acc)
+            for k, term in enumerate(terms):
                 fill = neutral(term.op, term.acc)
                 element = convert(term.element(full), term.source, term.acc)
                 value = self.masked_tile(lowering, full, columns, element, term.acc, fill, term.hint)
@@ -413,15 +472,19 @@ class RowReducer:
                     reduced = f"{REDUCE[term.op].format(value)}[:, None]"
                     results.append(lowering.assign(reduced, term.hint, term.comment))
                     continue
-                total = body.define(
-                    body.fresh(f"{term.hint}_acc"),
-                    f"tl.full([{layout.rows}, {layout.cols}], {fill}, {acc_type})",
-                    frozenset(),
-                    body.top,
-                )
+                if k not in totals:
+                    totals[k] = (
+                        term,
+                        body.define(
+                            body.fresh(f"{term.hint}_acc"),
+                            f"tl.full([{layout.rows}, {layout.cols}], {fill}, {compute_type(term.acc)})",
+                            frozenset(),
+                            body.top,
+                        ),
+                    )
+                total = totals[k][1]
                 body.statement(f"{total} = {_COMBINE[term.op].format(total, value)}", columns.scope)
-                totals.append((term, total))
-        for term, total in totals:
+        for term, total in totals.values():
             reduced = f"{REDUCE[term.op].format(total)}[:, None]"
             results.append(lowering.assign(reduced, term.hint, term.comment))
         return results
@@ -546,10 +609,37 @@ def loads_first(
     return tuple(name for name in streams if fusion.value(name).shape == shape)
 
 
+def row_alignment(group: Group, fusion: Fusion, space: RowSpace, layout: Layout, options: Options) -> int:
+    """`Layout.align` for the one-launch row kernel: the elements in 16 bytes of the narrowest value laid
+    out as the rows (read or written at the flat position row * columns + column), when a program loops
+    over one row reduced along the innermost dims whose length is no multiple of that; else 0."""
+    if not options.align_rows or layout.persistent or layout.outer or layout.rows != 1:
+        return 0
+    rank = len(space.shape)
+    if tuple(space.dims) != tuple(range(rank - len(space.dims), rank)) or space.cols < 2 * layout.cols:
+        return 0
+    strides = tuple(math.prod(space.shape[k + 1 :]) for k in range(rank))
+    names = [*group.inputs, *space.full_outputs]
+    flat = [v for v in map(fusion.value, names) if v.is_tensor and laid_out_as(v, space.shape, strides)]
+    if not flat:
+        return 0
+    align = 16 // min(v.dtype.itemsize for v in flat)
+    # the loops count to past the row's end, as literals that stay int32 (`RowReducer._walk`)
+    if space.cols % align == 0 or cdiv(space.cols + align, layout.cols) * layout.cols > INT32_LIMIT:
+        return 0
+    return align
+
+
 def layout_warps(layout: Layout) -> int:
     """Tiles of a few whole rows of 1024-2047 columns take 4 warps: 8 leave each thread too little work
-    (scale + causal mask + softmax of bf16 rows of 1024, 4 rows a tile: 12% slower with 8)."""
+    (scale + causal mask + softmax of bf16 rows of 1024, 4 rows a tile: 12% slower with 8). A program
+    looping over one long row takes 4 too: its loop waits on a reduction across the program at every
+    block, so more programs an SM keep more loads in flight (H200, 8 -> 4 warps: cross-entropy over 32000
+    and 128256 bf16 columns 94.6 -> 81.6 and 340.7 -> 297.7 us, logsumexp over 50257 166.9 -> 131.1,
+    softmax over 50257 521.2 -> 465.2; log-softmax over 128256 398.8 -> 400.1)."""
     if layout.persistent and not layout.outer and 1024 <= layout.cols < 2048 and layout.rows <= 4:
+        return 4
+    if not layout.persistent and not layout.outer and layout.rows == 1:
         return 4
     return warps(layout.rows * layout.cols)
 
@@ -570,12 +660,17 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
     body = Body()
     body.reserve("prog", "pid")
     tile = tile_rows(body, "prog", layout.rows, space)
-    reducer = RowReducer(body, space.shape, space.dims, layout, tile.positions, tile.mask, space.wide)
+    align = row_alignment(group, fusion, space, layout, options)
+    if align:
+        layout = dataclasses.replace(layout, align=align, stages=layout.stages or options.aligned_stages)
+    reducer = RowReducer(
+        body, space.shape, space.dims, layout, tile.positions, tile.mask, space.wide, row=tile.row
+    )
     reducer.loads_first = loads_first(streams, fusion, space.shape, options)
     lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=space.wide, reducer=reducer)
     store_row_outputs(lowering, space, tile)
     if space.full_outputs:
-        with reducer.columns() as columns:
+        for columns in reducer.column_blocks(lowering):
             for name in space.full_outputs:  # all extents 1 (one row, one column): the row spreads it
                 lowering.store(name, reducer.full_index(columns), spread=tile.row)
     form = "persistent" if layout.persistent else "looped"

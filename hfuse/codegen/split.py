@@ -246,12 +246,15 @@ def _part_program(
 def _per_part(
     label: str, body: Body, space: RowSpace, layout: Layout, split: Split, wide: bool, extra: dict[str, Any]
 ) -> Part:
-    """A launch of a program per (tile of rows, part of the columns), from its body."""
+    """A launch of a program per (tile of rows, part of the columns), from its body. Over outer (column)
+    reductions at most 4 warps: more programs resident on an SM, more tiles in flight (H200, 8 -> 4 warps:
+    bias gradients bf16 47.1 -> 46.1 us and fp32 62.6 -> 61.1, column centering 113.0 -> 111.2)."""
+    num_warps = warps(layout.rows * layout.cols)
     return Part(
         label=label,
         programs=cdiv(space.rows, layout.rows) * split.parts,
         lines=tuple(body.text()),
-        num_warps=warps(layout.rows * layout.cols),
+        num_warps=min(4, num_warps) if layout.outer else num_warps,
         wide_index=wide,
         config={
             "ROWS": layout.rows,
