@@ -36,7 +36,7 @@ from hfuse.codegen.options import Options
 from hfuse.codegen.rows import RowSpace, row_space, store_row_outputs, streamed_inputs, tile_rows
 from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
-from hfuse.ir import Expr, Fusion, Op, Value
+from hfuse.ir import Expr, Fusion, Op, Value, contiguous_strides
 from hfuse.layout import innermost_dim
 from hfuse.segment.model import Group
 
@@ -459,7 +459,7 @@ class RowReducer:
         """Each term reduced over the columns, all in one pass: one [ROWS, 1] value a term."""
         layout, body = self.layout, self.body
         results: list[str] = []
-        totals: dict[int, tuple[Term, str]] = {}  # one accumulator a term, over every loop of the pass
+        totals: dict[int, str] = {}  # each term's accumulator, over every loop of the pass
         for columns in self.column_blocks(lowering):
             full = self.full_index(columns, rows)
             for name in self.loads_first:  # every load of the step in flight before its math waits on one
@@ -473,18 +473,15 @@ class RowReducer:
                     results.append(lowering.assign(reduced, term.hint, term.comment))
                     continue
                 if k not in totals:
-                    totals[k] = (
-                        term,
-                        body.define(
-                            body.fresh(f"{term.hint}_acc"),
-                            f"tl.full([{layout.rows}, {layout.cols}], {fill}, {compute_type(term.acc)})",
-                            frozenset(),
-                            body.top,
-                        ),
+                    totals[k] = body.define(
+                        body.fresh(f"{term.hint}_acc"),
+                        f"tl.full([{layout.rows}, {layout.cols}], {fill}, {compute_type(term.acc)})",
+                        frozenset(),
+                        body.top,
                     )
-                total = totals[k][1]
-                body.statement(f"{total} = {_COMBINE[term.op].format(total, value)}", columns.scope)
-        for term, total in totals.values():
+                body.statement(f"{totals[k]} = {_COMBINE[term.op].format(totals[k], value)}", columns.scope)
+        for k, total in totals.items():
+            term = terms[k]
             reduced = f"{REDUCE[term.op].format(total)}[:, None]"
             results.append(lowering.assign(reduced, term.hint, term.comment))
         return results
@@ -618,7 +615,7 @@ def row_alignment(group: Group, fusion: Fusion, space: RowSpace, layout: Layout,
     rank = len(space.shape)
     if tuple(space.dims) != tuple(range(rank - len(space.dims), rank)) or space.cols < 2 * layout.cols:
         return 0
-    strides = tuple(math.prod(space.shape[k + 1 :]) for k in range(rank))
+    strides = contiguous_strides(space.shape)
     names = [*group.inputs, *space.full_outputs]
     flat = [v for v in map(fusion.value, names) if v.is_tensor and laid_out_as(v, space.shape, strides)]
     if not flat:
