@@ -736,13 +736,16 @@ ALIGNED_NORMS = {
 def test_rows_of_no_vector_width_multiple_run_from_the_aligned_element_before_them(norm, dtype, cols):
     """Blocks of 8 columns from the element before each row's first whose offset is a multiple of 16 bytes:
     the first block masked before the row, those inside it unmasked, the last ones masked past its end (at
-    17 columns one block inside, at 23 two past it)."""
+    17 columns one block inside, at 23 two past it). The first and last blocks' loops end at the row's
+    lead over its aligned start, known only to the running program: the compiler keeps them loops."""
     fusion = ALIGNED_NORMS[norm](DTYPES[dtype], cols)
     group = whole_group(fusion, NORMALIZATION)
     kernel = generate(group, fusion, FORMS["aligned"]).source
     align = 4 if dtype == "float32" else 8
     assert f"aligned_start = row_start // {align} * {align}" in kernel
     assert re.search(r"tl\.load\(t0_ptr \+ flat_\d+\)", kernel), "no unmasked load inside the row"
+    edges = re.findall(r"for \w+ in range\(([^)]*)\):", kernel)
+    assert edges and all("lead + " in bounds for bounds in edges), edges
     check(fusion, [group], options=FORMS["aligned"], reduction_size=cols)
 
 

@@ -153,8 +153,9 @@ class RowReducer:
         row: str = "",
     ) -> None:
         """`part`: the program reduces these columns of each row only (the first launch of a split
-        reduction, always looped), else all of them. `row`: the linear row, which `layout.align` needs."""
-        assert row or not layout.align, "aligned column blocks start from the linear row"
+        reduction, always looped), else all of them. `row`: the program's one row, a scalar, which
+        `layout.align` needs."""
+        assert row or not layout.align, "aligned column blocks start from the program's row"
         self.body, self.shape, self.dims, self.layout, self.row = body, shape, dims, layout, row
         self.row_positions, self.row_mask, self.wide, self.part = row_positions, row_mask, wide, part
         self.count = math.prod(shape[d] for d in dims)
@@ -186,19 +187,24 @@ class RowReducer:
         each yielded once for its body: the first block (masked before the row's first column), the blocks
         wholly inside the row (no mask), then the last ones (masked past its end). A row whose offset is no
         multiple of the vector width (a vocabulary of 50257) is then read and written in whole vectors
-        from its second block on, at addresses Triton sees as aligned."""
+        from its second block on, at addresses Triton sees as aligned.
+
+        The first and last loops end at the row's lead over its aligned start, which only the running
+        program knows. With constant bounds the compiler made them straight-line code and interleaved
+        it with the loops around it: a softmax over rows of 50257 bf16 took 167 registers a thread
+        instead of 72, and 467 us instead of 347 on the H200."""
         if not self.layout.align:
             with self.columns() as columns:
                 yield columns
             return
         block, count = self.layout.cols, self.count
         inside_end = count // block * block
-        end = cdiv(count + self.layout.align - 1, block) * block
+        lead = self.body.assign(f"{self._row_start()} - {self._aligned_start()}", "lead")
         stages = f", num_stages={self.layout.stages}" if self.layout.stages else ""
         regions = (
-            (f"range(0, {block}, {block})", ">= 0"),
+            (f"range(0, {lead} + 1, {block})", ">= 0"),
             (f"tl.range({block}, {inside_end}, {block}{stages})", None),
-            (f"range({inside_end}, {end}, {block})", f"< {count}"),
+            (f"range({inside_end}, {lead} + {count}, {block})", f"< {count}"),
         )
         for walk, bound in regions:
             axis = f"loop{len(self.column_axes)}"
@@ -660,8 +666,12 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
     align = row_alignment(group, fusion, space, layout, options)
     if align:
         layout = dataclasses.replace(layout, align=align, stages=layout.stages or options.aligned_stages)
+    row = ""
+    if layout.align:  # one row a program: the program's number is its row
+        row = "prog"
+        body.deps[row] = frozenset({"row"})
     reducer = RowReducer(
-        body, space.shape, space.dims, layout, tile.positions, tile.mask, space.wide, row=tile.row
+        body, space.shape, space.dims, layout, tile.positions, tile.mask, space.wide, row=row
     )
     reducer.loads_first = loads_first(streams, fusion, space.shape, options)
     lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=space.wide, reducer=reducer)
