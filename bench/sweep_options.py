@@ -4,6 +4,8 @@
     PYTHONPATH=. python3 bench/sweep_options.py --warps [size/name ...]
     PYTHONPATH=. python3 bench/sweep_options.py --try split_min_cols=4096,split_min_part=512 size/name ...
 
+A case is an example ("size/name") or the path of a fusion script ("path/to/script.py").
+
 For every kernel of each example: microseconds per candidate (`hfuse.runtime.autotune.CANDIDATES`,
 on the synthetic arguments autotuning uses), the default heuristics first. With `--warps`, the
 default kernel instead, launched with 2, 4, 8 and 16 warps (every suite example at the large and
@@ -16,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 from hfuse.codegen import KernelSource, Options, generate
 from hfuse.examples import get_example, list_examples
@@ -35,9 +38,14 @@ def changed(options: Options) -> str:
 
 
 def kernels_of(case: str) -> Iterator[tuple[KernelSource, Group, Fusion, list[Value]]]:
-    """Each kernel of a "size/name" example, its group, the fusion it reads and its arguments."""
-    subset, name = case.split("/")
-    fusion = load(get_example(name, subset).text, device="meta").fusion
+    """Each kernel of a "size/name" example or a script's path, its group, the fusion it reads and its
+    arguments."""
+    if case.endswith(".py"):
+        text = Path(case).read_text(encoding="utf-8")
+    else:
+        subset, name = case.split("/")
+        text = get_example(name, subset).text
+    fusion = load(text, device="meta").fusion
     compiled = compile_fusion(fusion, alias_outputs=False)
     for kernel in compiled.kernels:
         group = next(g for g in compiled.segmentation.groups if g.id == kernel.group_id)
