@@ -9,6 +9,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from hfuse import share
 from hfuse.examples import get_example
@@ -274,7 +275,7 @@ def test_a_link_opens_the_ir_pages_comparison_and_pasting_one_changes_the_link(a
         page.locator("[data-testid='stAlert']", has_text="compares the definition with another").count() == 1
     )
     field = page.locator(".st-key-compared_definition textarea")
-    assert field.input_value() == softmax
+    expect(field).to_have_value(softmax)  # the textarea is drawn before the app fills it
     screenshot(page, "ir_compared")
 
     field.fill(SEED)
