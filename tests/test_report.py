@@ -12,6 +12,7 @@ from hfuse.examples import get_example
 from hfuse.roofline import Point
 from hfuse.service.measure import Timing
 from hfuse.tools.cli import main
+from hfuse.tools.occupancy import Resources
 from hfuse.tools.report import RunSummary, compile_strategies, report_html
 from hfuse.tools.roofline_svg import roofline_svg
 from hfuse.tools.triton_ir import LaunchIRs
@@ -66,7 +67,11 @@ def test_a_report_steps_through_the_passes_and_shows_tritons_irs_of_each_launch(
     compiled = compile_strategies(script, True)
     irs = {
         "hfuse": [
-            LaunchIRs("hfuse_k", {"ttir": "tt.func @k() <x>\n", "ptx": ".version 8.4\n.target sm_90\n"})
+            LaunchIRs(
+                "hfuse_k",
+                {"ttir": "tt.func @k() <x>\n", "ptx": ".version 8.4\n.target sm_90\n"},
+                Resources(registers=72, shared_bytes=8208, local_bytes=0, warps=4),
+            )
         ]
     }
     page = report_html(script, compiled, True, None, irs)
@@ -79,6 +84,10 @@ def test_a_report_steps_through_the_passes_and_shows_tritons_irs_of_each_launch(
     assert "<summary>hfuse_k: TTIR (1 line)</summary>" in page
     assert "<summary>hfuse_k: PTX (2 lines)</summary>" in page
     assert "tt.func @k() &lt;x&gt;" in page
+    assert (
+        "<p>hfuse_k on an SM of an H200: 72 registers a thread, 8,208 B shared memory a program, no spills"
+        in page
+    )
     assert "Triton's IRs of each kernel launch (hfuse, compiled for sm_90)" in page
     assert "Triton's IRs of each kernel launch (naive" not in page  # only where they were asked for
 

@@ -6,11 +6,12 @@ imported Triton for its interpreter (as hfuse does without CUDA) holds interpret
 functions and compiles nothing. The child imports each generated module (hfuse's own source, never a
 script's text), calls its `run()` on empty CPU tensors with every `@triton.jit` kernel replaced by a
 recorder, and compiles each recorded launch with the options `run()` passed: the same compile a GPU's
-first launch does.
+first launch does, and reads what one program of each launch holds from its cubin.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hfuse.errors import HfuseError, LimitError
+from hfuse.tools.occupancy import Resources, parse_resource_usage
 
 STAGES = ("ttir", "ttgir", "llir", "ptx")  # in the order Triton lowers a kernel
 TARGET = "sm_90"
@@ -34,6 +36,7 @@ class LaunchIRs:
 
     kernel: str
     irs: dict[str, str]  # stage -> text
+    resources: Resources | None = None  # None where this Triton has no cuobjdump to read its cubin
 
 
 def triton_irs(compileds: Sequence[Any], timeout_s: float = TIMEOUT_S) -> list[list[LaunchIRs]]:
@@ -64,7 +67,14 @@ def triton_irs(compileds: Sequence[Any], timeout_s: float = TIMEOUT_S) -> list[l
         found = json.loads((Path(folder) / "irs.json").read_text())
     result: list[list[LaunchIRs]] = [[] for _ in compileds]
     for c, module in zip(owner, found, strict=True):
-        result[c] += [LaunchIRs(launch["kernel"], launch["irs"]) for launch in module]
+        result[c] += [
+            LaunchIRs(
+                launch["kernel"],
+                launch["irs"],
+                Resources(**launch["resources"]) if launch["resources"] else None,
+            )
+            for launch in module
+        ]
     return result
 
 
@@ -134,9 +144,30 @@ def _compile_modules(folder: Path) -> list[list[dict[str, Any]]]:
         for kernel, args, options in launches:
             source = ASTSource(kernel, signature(kernel, args), constexprs={}, attrs=attributes(args))
             binary = triton.compile(source, target=target, options=options)
-            compiled.append({"kernel": kernel.__name__, "irs": {s: binary.asm.get(s, "") for s in STAGES}})
+            irs = {s: binary.asm.get(s, "") for s in STAGES}
+            resources = _resources(binary, folder)
+            compiled.append({"kernel": kernel.__name__, "irs": irs, "resources": resources})
         result.append(compiled)
     return result
+
+
+def _resources(binary: Any, folder: Path) -> dict[str, int] | None:
+    """In the child: what one program of the compiled kernel holds, read from its cubin by the cuobjdump
+    that comes with Triton; None without one."""
+    from triton import knobs
+
+    try:
+        tool = knobs.nvidia.cuobjdump.path
+    except (AttributeError, RuntimeError, OSError):  # no NVIDIA tools beside this Triton
+        return None
+    cubin = folder / "kernel.cubin"
+    cubin.write_bytes(binary.asm["cubin"])
+    try:
+        report = subprocess.run([tool, "-res-usage", str(cubin)], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = parse_resource_usage(report.stdout, binary.metadata.shared, binary.metadata.num_warps)
+    return None if found is None else dataclasses.asdict(found)
 
 
 if __name__ == "__main__":

@@ -685,6 +685,10 @@ def test_the_code_page_shows_tritons_lowering_of_a_kernel_for_an_h200():
     texts = [c.value for c in at.code]
     assert any("tt.func public @hfuse_normalization_g0" in t for t in texts)
     assert any(".target sm_90" in t for t in texts)
+    (held,) = [c.value for c in at.caption if "on an SM of an H200" in c.value]
+    assert re.search(
+        r"^hfuse_normalization_g0 on an SM of an H200: \d+ registers a thread, .* of 8 warps an SM", held
+    )
 
 
 def test_a_definition_without_inputs_shows_the_inputs_to_add_as_code():
