@@ -36,8 +36,8 @@ def lowering(kernel_name: str, key: tuple, compiled) -> None:
         shown = st.session_state[TRITON_IRS] = (key, launches)
     launches = [launch for launch in shown[1] if launch.kernel in (kernel_name, f"{kernel_name}_partials")]
     for launch in launches:
-        if launch.resources is not None:
-            st.caption(f"{launch.kernel} on an SM of an H200: {launch.resources.summary()}")
+        if launch.held is not None:
+            st.caption(launch.held)
         tabs = st.tabs([f"{STAGE_TITLES[stage]} of {launch.kernel}" for stage in STAGES])
         for tab, stage in zip(tabs, STAGES, strict=True):
             ir = launch.irs[stage]

@@ -157,8 +157,8 @@ def _pipeline_section(strategy: str, compiled: Compiled, irs: list[LaunchIRs] | 
         return parts
     parts.append(f"<h3>Triton's IRs of each kernel launch ({_e(strategy)}, compiled for {TARGET})</h3>")
     for launch in irs:
-        if launch.resources is not None:
-            parts.append(f"<p>{_e(launch.kernel)} on an SM of an H200: {_e(launch.resources.summary())}</p>")
+        if launch.held is not None:
+            parts.append(f"<p>{_e(launch.held)}</p>")
         for stage, text in launch.irs.items():
             lines = len(text.splitlines())
             summary = f"{launch.kernel}: {stage.upper()} ({lines:,} line{'s' if lines != 1 else ''})"

@@ -38,6 +38,13 @@ class LaunchIRs:
     irs: dict[str, str]  # stage -> text
     resources: Resources | None = None  # None where this Triton has no cuobjdump to read its cubin
 
+    @property
+    def held(self) -> str | None:
+        """What one program of the launch holds on an SM, as a sentence; None where not read."""
+        if self.resources is None:
+            return None
+        return f"{self.kernel} on an SM of an H200: {self.resources.summary()}"
+
 
 def triton_irs(compileds: Sequence[Any], timeout_s: float = TIMEOUT_S) -> list[list[LaunchIRs]]:
     """For each compiled fusion, every launch of its kernels with its IRs for sm_90; an HfuseError when
