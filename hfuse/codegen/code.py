@@ -91,12 +91,17 @@ class Body:
         return self._closed_loops
 
     # lines
-    def define(self, name: str, text: str, deps: frozenset[str], scope: Scope | None = None) -> str:
-        """An iteration variable or accumulator with the axes it stands for."""
+    def define(
+        self, name: str, text: str, deps: frozenset[str], scope: Scope | None = None, optional: bool = False
+    ) -> str:
+        """An iteration variable or accumulator with the axes it stands for; with `optional`, its line is
+        left out of the kernel when no other line reads it."""
         self.reserve(name)
         scope = scope or self.scope_for(deps)
         scope.lines.append(f"{scope.indent}{name} = {text}")
         self.deps[name] = deps
+        if optional:
+            self._optional.add(name)
         return name
 
     def assign(self, text: str, hint: str, comment: str | None = None) -> str:

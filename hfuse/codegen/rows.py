@@ -103,7 +103,8 @@ def tile_rows(body: Body, first: str | None, tile: int, space: RowSpace) -> RowT
         text = arange
     else:
         text = f"{first if tile == 1 else f'{term(first)} * {tile}'} + {arange}"
-    row = body.define("rows", text, frozenset({"row"}))
+    # unread where a program's row is `prog` and no value per row is stored
+    row = body.define("rows", text, frozenset({"row"}), optional=True)
     mask = frozenset()
     if space.rows % tile:
         mask = frozenset({body.define("rmask", f"rows < {space.rows}", frozenset({"row"}))})
