@@ -219,7 +219,8 @@ def test_inner_reduction_layouts():
     persistent = generate(whole_group(fusion, NORMALIZATION), fusion).config["parts"][0]
     assert (persistent["ROWS"], persistent["COLS"], persistent["persistent"]) == (4, 1024, True)
     looped = generate(whole_group(fusion, NORMALIZATION), fusion, Options(persistent_max_cols=512)).source
-    assert looped.count("for start") == 2  # max and sum of exp in one online pass, then the outputs
+    # max and sum of exp in one online pass, then the outputs walking back from the last block
+    assert (looped.count("for start"), looped.count("for block")) == (1, 1)
 
 
 @pytest.mark.parametrize(
@@ -529,7 +530,8 @@ def test_few_long_rows_normalize_in_two_launches(build, kind, dtype, alternate):
 @pytest.mark.parametrize("shape", [(40, 16), (2, 40, 3)])
 def test_alternating_passes_walk_each_outer_loop_the_other_way_from_the_one_before(shape):
     """Each pass over the reduced rows starts on the rows the pass before read last: forward, then backward;
-    inner rows walk forward."""
+    so do the passes over a row looped by one program (a softmax: its statistics forward, its outputs
+    backward)."""
     b = FusionBuilder()
     x = b.define_tensor(shape, F32)
     (total,) = b.add(Op.SUM, [x], {"dims": [len(shape) - 2], "keepdim": True, "dtype": F32})
@@ -545,7 +547,8 @@ def test_alternating_passes_walk_each_outer_loop_the_other_way_from_the_one_befo
     check(fusion, [group], options=FORMS["alternating"], reduction_size=40)
     softmax_rows = NORMS["softmax"](F32)
     inner = generate(whole_group(softmax_rows, NORMALIZATION), softmax_rows, FORMS["alternating"]).source
-    assert "for block" not in inner
+    headers = [line.strip() for line in inner.splitlines() if line.strip().startswith("for ")]
+    assert len(headers) == 2 and headers[0].startswith("for start") and headers[1].startswith("for block")
 
 
 def test_a_split_softmax_keeps_nan_inf_and_masked_rows_as_torch():
@@ -738,7 +741,8 @@ def test_rows_of_no_vector_width_multiple_run_from_the_aligned_element_before_th
     the first block masked before the row, those inside it unmasked, the last ones masked past its end (at
     17 columns one block inside, at 23 two past it). The first and last blocks' loops end at the row's
     lead over its aligned start, known only to the running program: the compiler keeps them loops. The
-    program's number is its row: a [1, 1] tile of rows is left out unless a value per row is stored."""
+    program's number is its row: a [1, 1] tile of rows is left out unless a value per row is stored. The
+    pass writing the outputs walks back from the last block, where the pass before ended."""
     fusion = ALIGNED_NORMS[norm](DTYPES[dtype], cols)
     group = whole_group(fusion, NORMALIZATION)
     kernel = generate(group, fusion, FORMS["aligned"]).source
@@ -750,6 +754,7 @@ def test_rows_of_no_vector_width_multiple_run_from_the_aligned_element_before_th
     code = [line.split("#")[0] for line in kernel[kernel.index("@triton.jit\ndef hfuse_") :].splitlines()]
     if any(line.lstrip().startswith("rows = ") for line in code):  # kept only to store a value per row at
         assert sum(len(re.findall(r"\brows\b", line)) for line in code) > 1, "an unread tile of rows"
+    assert re.search(r"start\w* = \d+ - back\w*\n", kernel), "no pass walks the row backward"
     check(fusion, [group], options=FORMS["aligned"], reduction_size=cols)
 
 

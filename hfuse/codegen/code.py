@@ -40,7 +40,6 @@ class Body:
         self.deps: dict[str, frozenset[str]] = {}
         self._taken: set[str] = set()
         self._optional: set[str] = set()  # names whose line is left out when no other line reads them
-        self._closed_loops = 0
 
     # names
     def fresh(self, hint: str) -> str:
@@ -84,11 +83,6 @@ class Body:
         self.top.lines.append(self.top.indent + header)
         self.top.lines.extend(scope.indent + line for line in first)
         self.top.lines.extend(scope.lines)
-        self._closed_loops += 1
-
-    @property
-    def closed_loops(self) -> int:
-        return self._closed_loops
 
     # lines
     def define(

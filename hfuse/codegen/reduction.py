@@ -162,8 +162,9 @@ class RowReducer:
         self.column_axes: set[str] = set()
         self._persistent: Columns | None = None
         self.loads_first: tuple[str, ...] = ()  # inputs loaded at the top of each column block
-        # with `layout.alternate`: whether the first loop walks the columns from the last block to the first
+        # with `layout.alternate`: whether the first pass walks the columns from the last block to the first
         self.first_backward = False
+        self.passes = 0  # passes over the columns written so far
         self._online: dict[tuple[Expr, Expr], dict[str, str]] = {}  # (max, sum) -> both results
 
     @contextmanager
@@ -179,13 +180,19 @@ class RowReducer:
         self.body.deps[start] = frozenset({axis})
         scope = self.body.open_loop(axis)
         yield self._define_columns(axis, start, scope)
-        backward = self.layout.alternate and (self.body.closed_loops % 2 == 1) != self.first_backward
-        self.body.close_loop(scope, *self._walk(start, axis, backward))
+        self.body.close_loop(scope, *self._walk(start, axis, self._backward()))
+        self.passes += 1
+
+    def _backward(self) -> bool:
+        """Whether this pass walks the columns backward: with `layout.alternate`, each pass starts where
+        the pass before ended, on the blocks likeliest still in the L2 cache."""
+        return self.layout.alternate and (self.passes % 2 == 1) != self.first_backward
 
     def column_blocks(self, lowering: Lowering) -> Iterator[Columns]:
         """The column blocks of one pass over the row: `columns()`'s, or with `layout.align` three loops,
         each yielded once for its body: the first block (masked before the row's first column), the blocks
-        wholly inside the row (no mask), then the last ones (masked past its end). A row whose offset is no
+        wholly inside the row (no mask), then the last ones (masked past its end), or these last to first
+        in a pass walking backward. A row whose offset is no
         multiple of the vector width (a vocabulary of 50257) is then read and written in whole vectors
         from its second block on, at addresses Triton sees as aligned.
 
@@ -206,6 +213,7 @@ class RowReducer:
             (f"tl.range({block}, {inside_end}, {block}{stages})", None),
             (f"range({inside_end}, {lead} + {count}, {block})", f"< {count}"),
         )
+        loops = []
         for walk, bound in regions:
             axis = f"loop{len(self.column_axes)}"
             self.column_axes.add(axis)
@@ -231,7 +239,17 @@ class RowReducer:
             # values laid out as the rows are read and written at `flat` itself
             lowering.name_linear(self.full_index(columns).dims, flat, self.shape, range(len(self.shape)))
             yield columns
-            self.body.close_loop(scope, f"for {start} in {walk}:")
+            loops.append((scope, start, walk, bound is None))
+        # The loops close once the pass is written, when the passes its values needed (written within it)
+        # have closed theirs: only then is its place among them, and so its direction, known.
+        backward = self._backward()
+        for scope, start, walk, inside in reversed(loops) if backward else loops:
+            if backward and inside:  # the same starts, from the last
+                back = self.body.fresh("back")
+                self.body.close_loop(scope, f"for {back} in {walk}:", [f"{start} = {inside_end} - {back}"])
+            else:
+                self.body.close_loop(scope, f"for {start} in {walk}:")
+        self.passes += 1
 
     def _row_start(self) -> str:
         rows = self.row
@@ -666,6 +684,8 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
     align = row_alignment(group, fusion, space, layout, options)
     if align:
         layout = dataclasses.replace(layout, align=align, stages=layout.stages or options.aligned_stages)
+    if not layout.persistent and not layout.outer:  # the passes over a looped row alternate too
+        layout = dataclasses.replace(layout, alternate=options.alternate_passes)
     row = ""
     if layout.align:  # one row a program: the program's number is its row
         row = "prog"
