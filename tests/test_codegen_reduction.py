@@ -412,6 +412,53 @@ def test_split_mean_then_bias_and_scale_cast_to_bf16_from_strided_input():
     check(fusion, [group], options=SPLIT, reduction_size=50)
 
 
+def _launch_warps(source: str, name: str) -> int:
+    return int(re.search(rf"{name}\[\(\d+,\)\]\([^\n]*num_warps=(\d+)\)", source).group(1))
+
+
+@pytest.mark.parametrize(
+    ("op", "shape", "dims", "warps"),
+    [(Op.SUM, [3, 1000], [1], 1), (Op.SUM, [1000, 3], [0], 8), (Op.MAX, [2, 999], [1], 1)],
+    ids=["inner", "outer", "inner-max"],
+)
+def test_a_split_that_writes_no_full_shape_output_streams_its_first_launch(op, shape, dims, warps):
+    """Its input is read by the first launch alone: loads marked evict_first in a plain loop (no software
+    pipeline), an inner reduction's blocks cut to `split_stream_cols` at 4 values a thread, an outer one's
+    at 8 warps. Without `split_streaming`, the loop and blocks of the one-launch kernel."""
+    b = FusionBuilder()
+    x = b.define_tensor(shape, BF16)
+    (total,) = b.add(op, [x], {"dims": dims, "keepdim": False, "dtype": F32 if op is Op.SUM else BF16})
+    b.add_output(total)
+    fusion = b.build()
+    group = whole_group(fusion, REDUCTION)
+    piped = dataclasses.replace(SPLIT, loop_cols=64, outer_tile=64, split_stream_cols=16, loop_stages=2)
+    streamed = generate(group, fusion, piped).source
+    plain = generate(group, fusion, dataclasses.replace(piped, split_streaming=False)).source
+    first, second = streamed.split("\ndef hfuse_reduction_g0(")
+    assert "eviction_policy='evict_first'" in first and "evict" not in second.split("\ndef _expect")[0]
+    assert "num_stages" not in first and "num_stages=2" in plain and "evict" not in plain
+    if dims == [1]:
+        assert "[1, 16] tiles" in first and "[1, 64] tiles" in plain
+    assert _launch_warps(streamed, "hfuse_reduction_g0_partials") == warps
+    check(fusion, [group], options=piped, reduction_size=1000)
+
+
+@pytest.mark.parametrize("case", ["softmax", "logsumexp", "var_mean"])
+def test_splits_of_a_normalization_an_online_max_and_sum_or_a_variance_do_not_stream(case):
+    """A normalization's second launch reads the rows again to write the outputs; an online max and sum of
+    exp and a variance keep the pipelined loop (the H200 measured the pair slower streamed)."""
+    if case == "var_mean":
+        b = FusionBuilder()
+        x = b.define_tensor([3, 77], F32)
+        for out in b.add(Op.VAR_MEAN, [x], {"dims": [1], "correction": 1, "keepdim": False}):
+            b.add_output(out)
+        fusion, kind = b.build(), REDUCTION
+    else:
+        fusion, kind = FEW_ROW_NORMALIZATIONS[case][0](BF16), FEW_ROW_NORMALIZATIONS[case][1]
+    kernel = generate(whole_group(fusion, kind), fusion, SPLIT)
+    assert kernel.launches == 2 and "evict" not in kernel.source
+
+
 def test_split_sum_and_max_of_one_input_share_the_partials_pass():
     b = FusionBuilder()
     x = b.define_tensor([40, 3], F32, strides=[1, 40])  # column-major: the kept dim is strided
@@ -661,11 +708,16 @@ def _column_sums(streams: int):
     return b.build()
 
 
-@pytest.mark.parametrize("options", [FORMS["looped"], SPLIT], ids=["one-launch", "split"])
+@pytest.mark.parametrize(
+    "options",
+    [FORMS["looped"], dataclasses.replace(SPLIT, split_streaming=False)],
+    ids=["one-launch", "split-not-streaming"],
+)
 def test_a_long_outer_reduction_of_one_input_pipelines_its_loop(options):
     """One tile load a column block: Triton's software pipeline keeps the next blocks' loads in flight.
     Two streamed inputs, fewer reduced rows than outer_stages_min_cols, and an inner loop (unless
-    loop_stages asks) are plain loops."""
+    loop_stages asks) are plain loops, and so is a streaming split's first launch (see
+    test_a_split_that_writes_no_full_shape_output_streams_its_first_launch)."""
     one, two = _column_sums(1), _column_sums(2)
     group = whole_group(one, REDUCTION)
     assert "tl.range(" not in generate(group, one, options).source  # 40 rows: too few

@@ -75,11 +75,13 @@ class Lowering:
         *,
         wide_index: bool = False,
         reducer: Reducer | None = None,
+        evict_first: Collection[str] = (),
     ) -> None:
         self.fusion = fusion
         self.values = fusion.value_map
         self.producers = {out: expr for expr in exprs for out in expr.outputs}
         self.loads = set(loads)
+        self.evict_first = frozenset(evict_first)  # inputs read once here and by no later kernel
         self.body = body
         self.wide_index = wide_index
         self.reducer = reducer
@@ -226,7 +228,8 @@ class Lowering:
             offset = self._inside_or_first(index, offset)
         address = f"{pointer(value.name)} + {offset}" if offset != "0" else pointer(value.name)
         mask = self._block_mask(self.mask_text(index.mask) if self.body.deps_of(offset) else None, offset)
-        text = f"tl.load({address}, mask={mask}, other=0)" if mask else f"tl.load({address})"
+        hint = ", eviction_policy='evict_first'" if value.name in self.evict_first else ""
+        text = f"tl.load({address}, mask={mask}, other=0{hint})" if mask else f"tl.load({address}{hint})"
         if value.dtype.is_reduced_float:
             text = widen(text, value.dtype)
         self.loaded.append((value.name, index))

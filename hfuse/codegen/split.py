@@ -109,6 +109,14 @@ def split_reduction(
         dataclasses.replace(options, persistent_max_cols=0),
         streams=len(streams),
     )
+    streaming = (
+        options.split_streaming
+        and not space.full_outputs
+        and not pairs
+        and all(e.op.family is Op.SUM.family for e in reductions)
+    )
+    if streaming:
+        layout = _streaming(layout, options)
     split = choose_split(cdiv(space.rows, layout.rows), space.cols, layout.cols, options, space.outer)
     if split is None:
         return None
@@ -116,7 +124,8 @@ def split_reduction(
     positions = space.rows * split.parts * split.length  # the last part may run past the row's end
     wide = space.wide or positions > INT32_LIMIT or any(s.numel > INT32_LIMIT for s in scratch)
     first_loads = loads_first(streams, fusion, space.shape, options)
-    first = _partials_part(group, fusion, space, layout, split, slots, reductions, wide, first_loads)
+    evict = streams if streaming else ()
+    first = _partials_part(group, fusion, space, layout, split, slots, reductions, wide, first_loads, evict)
     if space.full_outputs:
         second = _finish_part(group, fusion, space, layout, split, slots, wide)
     else:
@@ -140,6 +149,15 @@ def split_reduction(
     return SplitKernels(
         launches, scratch, summary, {"split": {"parts": split.parts, "part_cols": split.length}}
     )
+
+
+def _streaming(layout: Layout, options: Options) -> Layout:
+    """The first launch's layout when its streamed inputs are read by it alone (`Options.split_streaming`):
+    a plain loop, and an inner reduction's blocks of at most `split_stream_cols` columns."""
+    layout = dataclasses.replace(layout, stages=0)
+    if layout.outer:
+        return layout
+    return dataclasses.replace(layout, cols=min(layout.cols, options.split_stream_cols))
 
 
 def two_launches(
@@ -244,17 +262,30 @@ def _part_program(
 
 
 def _per_part(
-    label: str, body: Body, space: RowSpace, layout: Layout, split: Split, wide: bool, extra: dict[str, Any]
+    label: str,
+    body: Body,
+    space: RowSpace,
+    layout: Layout,
+    split: Split,
+    wide: bool,
+    extra: dict[str, Any],
+    streaming: bool = False,
 ) -> Part:
     """A launch of a program per (tile of rows, part of the columns), from its body. Over outer (column)
     reductions at most 4 warps: more programs resident on an SM, more tiles in flight (H200, 8 -> 4 warps:
-    bias gradients bf16 47.1 -> 46.1 us and fp32 62.6 -> 61.1, column centering 113.0 -> 111.2)."""
+    bias gradients bf16 47.1 -> 46.1 us and fp32 62.6 -> 61.1, column centering 113.0 -> 111.2), but 8
+    for a `streaming` first launch, whose plain loop keeps fewer loads in flight a warp; an inner one's
+    4 values a thread."""
     num_warps = warps(layout.rows * layout.cols)
+    if streaming:
+        num_warps = 8 if layout.outer else max(1, layout.rows * layout.cols // (4 * 32))
+    elif layout.outer:
+        num_warps = min(4, num_warps)
     return Part(
         label=label,
         programs=cdiv(space.rows, layout.rows) * split.parts,
         lines=tuple(body.text()),
-        num_warps=min(4, num_warps) if layout.outer else num_warps,
+        num_warps=num_warps,
         wide_index=wide,
         config={
             "ROWS": layout.rows,
@@ -277,14 +308,18 @@ def _partials_part(
     reductions: Sequence[Expr],
     wide: bool,
     first_loads: tuple[str, ...],
+    evict_first: tuple[str, ...],
 ) -> Part:
     """The first launch: program `prog` reduces part `prog % parts` of the rows of tile `prog // parts`;
-    `first_loads` are loaded at the top of each column block (`reduction.loads_first`)."""
+    `first_loads` are loaded at the top of each column block (`reduction.loads_first`), `evict_first`
+    (inputs no later launch reads) with that hint, by a streaming launch (`Options.split_streaming`)."""
     body = Body()
     tile, part, columns = _part_program(body, space, layout, split, "part")
     reducer = RowReducer(body, space.shape, space.dims, layout, tile.positions, tile.mask, wide, columns)
     reducer.loads_first = first_loads
-    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer)
+    lowering = Lowering(
+        fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer, evict_first=evict_first
+    )
     found = reducer.partials(lowering, reductions)
     mask = lowering.mask_text(tile.mask)
     body.comment("what this part gives each row, at [slot, row, part] of the partials", body.top)
@@ -297,7 +332,8 @@ def _partials_part(
         f"{_label(group)}: {space.rows} rows x {space.cols} reduced columns in {split.parts} parts "
         f"of {split.length}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else "")
     )
-    return _per_part(label, body, space, layout, split, wide, {"persistent": False})
+    extra = {"persistent": False}
+    return _per_part(label, body, space, layout, split, wide, extra, streaming=bool(evict_first))
 
 
 def _finish_part(
