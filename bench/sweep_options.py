@@ -11,6 +11,10 @@ on the synthetic arguments autotuning uses), the default heuristics first. With 
 default kernel instead, launched with 2, 4, 8 and 16 warps (every suite example at the large and
 nanoGPT sizes when none is named), as the evidence for the warp heuristics of the code generator.
 With `--try`, the default options and each given change of them (fields of `hfuse.codegen.Options`).
+
+The times are `do_bench` of the kernel module's `run()`, which launches through Triton's Python launcher:
+a kernel shorter than its launches' host work (tens of us for a split's two launches) is timed by the
+host, not the GPU. Compare such kernels by the device times of `hfuse bench --only NAME`.
 """
 
 from __future__ import annotations
