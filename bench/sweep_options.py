@@ -12,9 +12,10 @@ default kernel instead, launched with 2, 4, 8 and 16 warps (every suite example 
 nanoGPT sizes when none is named), as the evidence for the warp heuristics of the code generator.
 With `--try`, the default options and each given change of them (fields of `hfuse.codegen.Options`).
 
-The times are `do_bench` of the kernel module's `run()`, which launches through Triton's Python launcher:
-a kernel shorter than its launches' host work (tens of us for a split's two launches) is timed by the
-host, not the GPU. Compare such kernels by the device times of `hfuse bench --only NAME`.
+Each time is two numbers: `do_bench` of the kernel module's `run()`, which launches through Triton's
+Python launcher, so a kernel shorter than its launches' host work (tens of us for a split's two
+launches) is timed by the host; and the device time of one `run()` (its kernels' durations from
+torch.profiler, L2 flushed, as `hfuse bench` reports it), which decides for such kernels.
 """
 
 from __future__ import annotations
@@ -29,10 +30,18 @@ from hfuse.examples import get_example, list_examples
 from hfuse.ir import Fusion, Value
 from hfuse.loader import load
 from hfuse.pipeline import compile_fusion
-from hfuse.runtime.autotune import CANDIDATES, gpu_time_us
+from hfuse.runtime.autotune import CANDIDATES, synthetic_run
+from hfuse.runtime.timing import kernel_ms
 from hfuse.segment.model import Group
+from hfuse.service.measure import device_us
 
 DEFAULT_CASES = ("nanogpt/qkv_split", "large/transpose_cast", "large/rmsnorm", "large/attention_softmax")
+
+
+def timed(candidate: KernelSource, values: list[Value]) -> str:
+    """`do_bench` of the candidate's `run()` and its device time, in us."""
+    run = synthetic_run(candidate, values)
+    return f"{kernel_ms(run) * 1e3:8.1f} us  device {device_us(run):8.1f} us"
 
 
 def changed(options: Options) -> str:
@@ -64,8 +73,7 @@ def sweep(case: str) -> None:
             if candidate.source in seen:
                 continue
             seen.add(candidate.source)
-            us = gpu_time_us(candidate, values)
-            print(f"{case:<26} {kernel.name:<26} {changed(options):<22} {us:8.1f} us")
+            print(f"{case:<26} {kernel.name:<26} {changed(options):<22} {timed(candidate, values)}")
 
 
 def sweep_warps(case: str) -> None:
@@ -73,8 +81,8 @@ def sweep_warps(case: str) -> None:
         times = []
         for warps in (2, 4, 8, 16):
             candidate = generate(group, fusion, Options(warps=warps))
-            times.append(f"w{warps}={gpu_time_us(candidate, values):.1f}")
-        print(f"{case:<26} {kernel.name:<26} now w{kernel.num_warps:<3} {'  '.join(times)} us")
+            times.append(f"w{warps}: {timed(candidate, values)}")
+        print(f"{case:<26} {kernel.name:<26} now w{kernel.num_warps:<3} {' | '.join(times)}")
 
 
 def parse_options(text: str) -> Options:
@@ -98,10 +106,10 @@ def sweep_tries(cases: list[str], tries: list[Options]) -> None:
                     continue
                 seen.add(candidate.source)
                 try:
-                    timed = f"{gpu_time_us(candidate, values):8.1f} us"
+                    times = timed(candidate, values)
                 except Exception as err:  # a candidate past the GPU's resources (shared memory) fails alone
-                    timed = f"failed: {type(err).__name__}: {str(err)[:160]}"
-                print(f"{case:<34} {kernel.name:<26} {changed(options):<44} {timed}", flush=True)
+                    times = f"failed: {type(err).__name__}: {str(err)[:160]}"
+                print(f"{case:<34} {kernel.name:<26} {changed(options):<44} {times}", flush=True)
 
 
 def every_suite_case() -> list[str]:

@@ -102,18 +102,24 @@ def _write_choice(path: Path, options: Options, times: dict[str, float]) -> None
 
 
 def gpu_time_us(kernel: KernelSource, values: list[Value]) -> float:
-    """Median GPU time of the kernel on synthetic arguments: random floats, zero integers (every index
-    in range), outputs allocated as generated."""
+    """Median GPU time of the kernel on synthetic arguments (`synthetic_run`)."""
+    from hfuse.runtime.timing import kernel_ms
+
+    return kernel_ms(synthetic_run(kernel, values)) * 1e3
+
+
+def synthetic_run(kernel: KernelSource, values: list[Value]) -> Callable[[], object]:
+    """The kernel's `run()` on synthetic arguments: random floats, zero integers (every index in range),
+    outputs allocated as generated; launched once (checked) before it is returned."""
     import torch
 
     from hfuse.runtime.kernel_cache import load_kernel
-    from hfuse.runtime.timing import kernel_ms
 
     module = load_kernel(kernel)
     args = [_synthetic(value) for value in values]
     module.launch(*args)
     torch.cuda.synchronize()
-    return kernel_ms(lambda: module.run(*args)) * 1e3
+    return lambda: module.run(*args)
 
 
 def _synthetic(value: Value) -> object:
