@@ -80,7 +80,7 @@ def flat_part(
         )
     warps = 8 if block >= 1024 else max(1, block // 128)
     if warps == 8 and _evaluates_long_math(group):
-        warps = 4  # twice the elements per thread: more loads in flight while the math runs
+        warps = options.long_math_warps
     return Part(
         label=label,
         programs=programs,
