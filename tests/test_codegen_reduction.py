@@ -625,6 +625,27 @@ def test_a_split_var_mean_of_rows_near_the_largest_float_does_not_overflow(value
     torch.testing.assert_close(var, torch.zeros(3, device=DEVICE), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("case", ["softmax", "log_softmax", "cross_entropy", "sum"])
+def test_a_split_into_parts_of_one_column_block_each(case):
+    """As a few vocabulary rows split by default: each part is one block of 8 columns, one loop step, the
+    last part of 5 (77 columns, 10 parts)."""
+    one_block_parts = dataclasses.replace(SPLIT, split_min_part=4, split_programs=64)
+    ranges = None
+    if case == "cross_entropy":
+        fusion, ranges = cross_entropy(rows=3, cols=77)
+    elif case == "sum":
+        b = FusionBuilder()
+        x = b.define_tensor([3, 77], BF16)
+        b.add_output(b.add(Op.SUM, [x], {"dims": [1], "keepdim": False, "dtype": F32})[0])
+        fusion = b.build()
+    else:
+        fusion = softmax(BF16, rows=3, cols=77, log=case == "log_softmax")
+    kind = NORMALIZATION if case in ("softmax", "log_softmax") else REDUCTION
+    kernel = generate(whole_group(fusion, kind), fusion, one_block_parts)
+    assert "A split reduction in 10 parts" in kernel.source and "in 10 parts of 8" in kernel.source
+    check(fusion, [whole_group(fusion, kind)], ranges, one_block_parts, reduction_size=77)
+
+
 def test_a_split_cross_entropy_gathers_the_target_from_its_row():
     fusion, ranges = cross_entropy(rows=2, cols=150)
     group, _ = _split(fusion, REDUCTION)
@@ -637,9 +658,12 @@ SPLIT_CHOICES = [
     ("8_rows_of_4M", 4, 1 << 22, 2048, (128, 32768)),
     ("outer_full_4M_by_8", 1, 1 << 22, 512, (512, 8192)),
     ("rows_fill_the_gpu", 264, 1 << 20, 2048, None),
-    ("looped_row_of_32000", 8, 32000, 2048, (6, 6144)),  # cross-entropy over 16 rows of a 32000 vocabulary
+    # a few rows split into parts of one column block each
+    ("looped_row_of_32000", 8, 32000, 2048, (16, 2048)),  # cross-entropy over 16 rows of a 32000 vocabulary
+    ("8_vocabulary_rows", 8, 50257, 2048, (25, 2048)),  # a softmax of 8 rows of GPT-2's vocabulary
+    ("one_row_of_128256", 1, 128256, 4096, (32, 4096)),  # log-softmax of one row of Llama 3's vocabulary
     ("row_kept_on_chip", 1, 16384, 16384, None),
-    ("looped_row_one_column_longer", 8, 16385, 2048, (3, 6144)),
+    ("looped_row_one_column_longer", 8, 16385, 2048, (9, 2048)),
     ("one_part_only", 1, 32768, 32768, None),
 ]
 OUTER_SPLIT_CHOICES = [
