@@ -443,6 +443,38 @@ def test_a_split_that_writes_no_full_shape_output_streams_its_first_launch(op, s
     check(fusion, [group], options=piped, reduction_size=1000)
 
 
+@pytest.mark.parametrize(
+    ("shape", "dims", "op", "evicts"),
+    [
+        ([4, 37, 5], [1], Op.SUM, True),  # a middle-dim sum
+        ([37, 5], [0], Op.MAX, True),  # a column max
+        ([37, 5], [0], Op.VAR_MEAN, False),  # statistics: not a sum, maximum, minimum or product
+        ([5, 37], [1], Op.SUM, False),  # a row sum
+    ],
+    ids=["middle-sum", "column-max", "column-var-mean", "row-sum"],
+)
+def test_a_one_launch_outer_reduction_marks_its_loads_evict_first(shape, dims, op, evicts):
+    """It reads its input once and writes no full-shape output: L2 keeps what later kernels read (not with
+    `outer_evict_first`, nor for statistics or rows)."""
+    b = FusionBuilder()
+    x = b.define_tensor(shape, BF16)
+    attrs = {"dims": dims, "keepdim": False}
+    if op is Op.VAR_MEAN:
+        attrs["correction"] = 1
+    else:
+        attrs["dtype"] = F32 if op is Op.SUM else BF16
+    for out in b.add(op, [x], attrs):
+        b.add_output(out)
+    fusion = b.build()
+    group = whole_group(fusion, REDUCTION)
+    looped = Options(persistent_max_cols=8, loop_cols=8, outer_tile=16)
+    kernel = generate(group, fusion, looped)
+    assert kernel.launches == 1
+    assert ("eviction_policy='evict_first'" in kernel.source) is evicts
+    assert "evict" not in generate(group, fusion, dataclasses.replace(looped, outer_evict_first=False)).source
+    check(fusion, [group], options=looped, reduction_size=37)
+
+
 @pytest.mark.parametrize("case", ["softmax", "logsumexp", "var_mean"])
 def test_splits_of_a_normalization_an_online_max_and_sum_or_a_variance_do_not_stream(case):
     """A normalization's second launch reads the rows again to write the outputs; an online max and sum of

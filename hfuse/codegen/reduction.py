@@ -38,6 +38,7 @@ from hfuse.dtypes import DataType
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Expr, Fusion, Op, Value, contiguous_strides
 from hfuse.layout import innermost_dim
+from hfuse.ops import op_def
 from hfuse.segment.model import Group
 
 # max and min: NaN wins, as in torch (tl.max, tl.min and a plain tl.maximum skip it)
@@ -675,6 +676,14 @@ def row_layout(group: Group, fusion: Fusion, options: Options) -> tuple[RowSpace
     return space, layout, streams
 
 
+def reads_once(group: Group, space: RowSpace) -> bool:
+    """Whether a kernel of `group` reads its streamed inputs once: it writes no full-shape output and its
+    reductions are sums, maxima, minima or products (no statistics read back along the row)."""
+    return not space.full_outputs and all(
+        e.op.family is Op.SUM.family for e in group.exprs if op_def(e.op).reduces
+    )
+
+
 def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
     space, layout, streams = row_layout(group, fusion, options)
     rows, cols = space.rows, space.cols
@@ -694,7 +703,10 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
         body, space.shape, space.dims, layout, tile.positions, tile.mask, space.wide, row=row
     )
     reducer.loads_first = loads_first(streams, fusion, space.shape, options)
-    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=space.wide, reducer=reducer)
+    evict = streams if options.outer_evict_first and layout.outer and reads_once(group, space) else ()
+    lowering = Lowering(
+        fusion, group.exprs, group.inputs, body, wide_index=space.wide, reducer=reducer, evict_first=evict
+    )
     store_row_outputs(lowering, space, tile)
     if space.full_outputs:
         for columns in reducer.column_blocks(lowering):

@@ -42,6 +42,7 @@ from hfuse.codegen.reduction import (
     loads_first,
     neutral,
     partial_types,
+    reads_once,
     softmax_pair,
     statistics,
     warps,
@@ -109,12 +110,7 @@ def split_reduction(
         dataclasses.replace(options, persistent_max_cols=0),
         streams=len(streams),
     )
-    streaming = (
-        options.split_streaming
-        and not space.full_outputs
-        and not pairs
-        and all(e.op.family is Op.SUM.family for e in reductions)
-    )
+    streaming = options.split_streaming and not pairs and reads_once(group, space)
     if streaming:
         layout = _streaming(layout, options)
     split = choose_split(cdiv(space.rows, layout.rows), space.cols, layout.cols, options, space.outer)
