@@ -61,12 +61,13 @@ class Options:
     # An online max and sum of exp (cross-entropy, logsumexp over a few rows) was slower so (4.6 -> 6.1,
     # 5.9 -> 7.0, 13.5 -> 17.8): it keeps the pipelined loop, as do variances.
     split_streaming: bool = True
-    # So are the loads of an outer (column or middle-dim) reduction of one launch that writes no full-shape
-    # output: H200 device us, middle-dim sum of [8, 2048, 4096] bf16 41.1 -> 37.3, [1, 2048, 4096] 8.1 -> 7.7.
-    # Row reductions were not faster so: cross-entropy over [4096, 32000] bf16 79.0 -> 75.5 but fp32
-    # 127.5 -> 133.4, logsumexp over [4093, 50257] 129.6 -> 131.7.
-    outer_evict_first: bool = True
     split_stream_cols: int = 2048
+    # An outer (column or middle-dim) reduction of one launch that writes no full-shape output and reduces
+    # by sums, maxima, minima or products marks its streamed loads evict_first too: H200 device us,
+    # middle-dim sum of [8, 2048, 4096] bf16 41.1 -> 37.3, [4, 512, 4096] 8.1 -> 7.7. Row reductions were
+    # not faster so: cross-entropy over [4096, 32000] bf16 79.0 -> 75.5 but fp32 127.5 -> 133.4, logsumexp
+    # over [4093, 50257] 129.6 -> 131.7.
+    outer_evict_first: bool = True
     outer_tile: int = 4096  # elements of an outer reduction's looped tile ([transpose_tile, the rest])
     # Triton's software pipeline over looped column blocks: `loop_stages` stages for every looped row when
     # set, else `outer_stages` for an outer reduction of one streamed input over at least
