@@ -672,10 +672,10 @@ def test_a_split_into_parts_of_one_column_block_each(case):
         fusion = b.build()
     else:
         fusion = softmax(BF16, rows=3, cols=77, log=case == "log_softmax")
-    kind = NORMALIZATION if case in ("softmax", "log_softmax") else REDUCTION
-    kernel = generate(whole_group(fusion, kind), fusion, one_block_parts)
+    group = whole_group(fusion, NORMALIZATION if case in ("softmax", "log_softmax") else REDUCTION)
+    kernel = generate(group, fusion, one_block_parts)
     assert "A split reduction in 10 parts" in kernel.source and "in 10 parts of 8" in kernel.source
-    check(fusion, [whole_group(fusion, kind)], ranges, one_block_parts, reduction_size=77)
+    check(fusion, [group], ranges, one_block_parts, reduction_size=77)
 
 
 def test_a_split_cross_entropy_gathers_the_target_from_its_row():
