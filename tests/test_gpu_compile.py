@@ -19,6 +19,7 @@ from wide_cases import wide_softmax
 from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError
 from hfuse.ir import Op
+from hfuse.loader import load
 from hfuse.pipeline import compile_fusion
 from hfuse.tools.triton_ir import triton_irs
 
@@ -53,6 +54,37 @@ def test_a_row_longer_than_int32_is_looped_over_on_the_gpu(monkeypatch):
     bounds = re.findall(r"scf\.for %\w+ = %c(-?\d+)_i\d+ to %c(-?\d+)_i\d+", launch.irs["ttir"])
     assert len(bounds) == 3, launch.irs["ttir"]  # max, sum, then the normalized values
     assert all(int(low) == 0 and int(high) > 0 for low, high in bounds), bounds
+
+
+WIDE_TILE_SCRIPT = """
+from nvfuser import FusionDefinition, DataType
+with FusionDefinition() as fd:
+    T0 = fd.define_tensor(shape=[2, 1073741831], contiguity=[True, True], dtype=DataType.Half,
+                          stride_order=[0, 1])
+    {body}
+inputs = [torch.randn(2147483662, dtype=torch.float16).as_strided((2, 1073741831), (1, 2))]
+"""
+WIDE_TILE_BODIES = {
+    # a tile's rows (an arange, int32) times a row stride past int32, beside a second output
+    "cat": "T1 = fd.ops.cat([T0, T0], dim=1)\n    fd.add_output(fd.ops.sub(T1, T1))\n"
+    "    fd.add_output(fd.ops.maximum(T0, fd.define_scalar(0.5, dtype=DataType.Double)))",
+    "column-major-copy": "fd.add_output(fd.ops.cast(fd.ops.neg(T0), DataType.Float))",
+    "row-sums": "fd.add_output(fd.ops.sum(fd.ops.cast(T0, DataType.Float), dims=[1]))",
+}
+
+
+def test_kernels_whose_tile_digits_meet_strides_past_int32_compile_for_sm_90(monkeypatch):
+    """A wide kernel computes its program's position in int64, but the digits of a tile (aranges) are
+    int32: each address term past int32 widens its digit first (Triton refuses an int32 tensor times a
+    constant past int32)."""
+    monkeypatch.setenv("HFUSE_MAX_INPUT_BYTES", str(8 << 30))
+    monkeypatch.setenv("HFUSE_MAX_OUTPUT_BYTES", str(64 << 30))
+    compileds = [
+        compile_fusion(load(WIDE_TILE_SCRIPT.format(body=body), device="meta").fusion, alias_outputs=False)
+        for body in WIDE_TILE_BODIES.values()
+    ]
+    for name, launches in zip(WIDE_TILE_BODIES, triton_irs(compileds, timeout_s=600), strict=True):
+        assert launches and all(launch.irs.get("ttir") for launch in launches), name
 
 
 def test_the_irs_are_specialized_as_a_gpu_launch_specializes_them():

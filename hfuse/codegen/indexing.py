@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+INT32_LIMIT = 2**31 - 1
+
 
 def is_literal(text: str) -> bool:
     return text.lstrip("-").replace(".", "", 1).isdigit()

@@ -14,12 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hfuse.codegen.indexing import INT32_LIMIT
 from hfuse.codegen.lower import pointer
 from hfuse.codegen.mathlib import helpers_for
 from hfuse.dtypes import DataType
 from hfuse.ir import Value
-
-INT32_LIMIT = 2**31 - 1
 
 
 @dataclass(frozen=True, slots=True)

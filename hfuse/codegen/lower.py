@@ -33,7 +33,7 @@ from hfuse.codegen.emit import (
     to_type,
     widen,
 )
-from hfuse.codegen.indexing import SourceText, is_literal, is_plain, term
+from hfuse.codegen.indexing import INT32_LIMIT, SourceText, is_literal, is_plain, term
 from hfuse.codegen.rng import lower_random
 from hfuse.dtypes import DataType
 from hfuse.errors import HfuseError, KernelError, UnsupportedError
@@ -140,7 +140,10 @@ class Lowering:
         for dim, extent, stride in zip(dims, value.shape, value.strides, strict=True):
             if extent == 1 or stride == 0 or dim == "0":
                 continue
-            terms.append(term(dim) if stride == 1 else f"{term(dim)} * {stride}")
+            position = term(dim)
+            if self.wide_index and (extent - 1) * abs(stride) > INT32_LIMIT and not is_literal(dim):
+                position = f"{position}.to(tl.int64)"  # a tile's digits (aranges) stay int32 in a wide kernel
+            terms.append(position if stride == 1 else f"{position} * {stride}")
         return " + ".join(terms) or "0"
 
     def store(self, name: str, index: Index, spread: str | None = None) -> None:

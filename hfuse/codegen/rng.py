@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from hfuse.codegen.emit import literal, round_down, widen
-from hfuse.codegen.indexing import is_literal, linearize, term
+from hfuse.codegen.indexing import INT32_LIMIT, is_literal, linearize, term
 from hfuse.dtypes import DataType
 from hfuse.ir import Expr, Op, Value
 from hfuse.ops import scalar_tensor
@@ -23,7 +23,6 @@ from hfuse.ops import scalar_tensor
 if TYPE_CHECKING:
     from hfuse.codegen.lower import Index, Lowering
 
-INT32_LIMIT = 2**31 - 1
 # the helper that draws an op's standard values: (op, Double result?) -> name
 _DRAWS = {
     (Op.UNIFORM, False): "_rand_unit",
