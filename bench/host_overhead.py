@@ -12,8 +12,9 @@ launch (`KernelLauncher.__call__` and `.launch`) replaced by a no-op, which leav
 call: 8 us for one kernel, 12 us for two kernels or up to four outputs.
 `--profile` also prints where the time of the first example's cached calls goes (cProfile).
 
-The examples are the small sizes (tiny tensors, so that the host, not the kernels, sets the time) unless
-named with their subset (`extended-decode/bias_grad_bf16`: a split reduction's two launches). Without
+The examples (by default EXAMPLES) are the small sizes (tiny tensors, so that the host, not the kernels,
+sets the time) unless named with their subset (`extended-decode/bias_grad_bf16`: a split reduction's two
+launches). Without
 a GPU only the no-op column is measured (and profiled): Triton's interpreter would time numpy, not the
 launches.
 """
@@ -37,6 +38,8 @@ GPU_CALLS = 10_000
 CPU_CALLS = 20_000
 ROUNDS = 20
 SUBSET = "small"
+# the small examples, and a split reduction's two launches at its decode size
+EXAMPLES = ("qkv_split", "softmax", "layernorm", "rope", "extended-decode/bias_grad_bf16")
 
 
 def per_call_us(fn, calls: int) -> float:
@@ -132,7 +135,7 @@ def _shown(us: float | None) -> str:
 
 def main(argv: list[str]) -> None:
     profile = "--profile" in argv
-    names = [a for a in argv if a != "--profile"] or ["qkv_split", "softmax", "layernorm", "rope"]
+    names = [a for a in argv if a != "--profile"] or list(EXAMPLES)
     rows = [(name, *measure(name, profile and index == 0)) for index, name in enumerate(names)]
     columns = ("fd.execute us", 14), ("outputs held us", 16), ("static outputs us", 18)
     columns += ("no-op launches us", 18), ("eager us", 9)

@@ -21,6 +21,9 @@ from typing import Any
 
 import torch
 
+from hfuse.runtime.cuda_launch import bound_launch
+from hfuse.runtime.graph_replay import REPLAYED_SCRATCH_MAX_BYTES, replayed
+
 DirectLaunch = Callable[..., object]  # the compiled kernel launched on (data pointers and scalars)
 Allocate = Callable[[tuple[int, ...], tuple[int, ...], torch.dtype], torch.Tensor]  # (shape, strides, dtype)
 Table = tuple[tuple[str, tuple[int, int, int], tuple[int, ...]], ...]  # LAUNCHES: (name, grid, positions)
@@ -87,7 +90,7 @@ class KernelLauncher:
             (_bound_c_launch(kernel, grid, device) or _bound_runner(kernel, grid), positions)
             for kernel, (_, grid, positions) in zip(kernels, table, strict=True)
         ]
-        self.direct = _in_order(bound, self.module.SCRATCH, len(args), self.allocate)
+        self.direct = _in_order(bound, self.module.SCRATCH, len(args), self.allocate, device)
         self.specialization = specialization
 
 
@@ -96,10 +99,12 @@ def _in_order(
     scratch: Sequence[tuple[int, torch.dtype]],
     arity: int,
     allocate: Allocate,
+    device: torch.device,
 ) -> DirectLaunch:
     """One launch taking the module's arguments: the compiled kernel itself when the module launches one
     kernel on its arguments as given, else each kernel in turn on its own arguments, with new scratch
-    buffers."""
+    buffers; several launches with small scratch buffers on a GPU are replayed as one CUDA graph while
+    the arguments repeat (`graph_replay`)."""
     if len(bound) == 1 and not scratch and bound[0][1] == tuple(range(arity)):
         return bound[0][0]
 
@@ -109,7 +114,22 @@ def _in_order(
         for kernel, positions in bound:
             kernel(*[values[i] for i in positions])
 
+    scratch_bytes = sum(numel * dtype.itemsize for numel, dtype in scratch)
+    if len(bound) > 1 and device.type == "cuda" and scratch_bytes <= REPLAYED_SCRATCH_MAX_BYTES:
+        return replayed(launch, device, _hooks_quiet())
     return launch
+
+
+def _hooks_quiet() -> Callable[[], bool]:
+    """Whether Triton's launch hooks would call nothing now: a replay would hide its launches from a hook."""
+    from triton import knobs
+
+    hooks = knobs.runtime
+
+    def quiet() -> bool:
+        return not (_calls_something(hooks.launch_enter_hook) or _calls_something(hooks.launch_exit_hook))
+
+    return quiet
 
 
 def _specialization(args: Sequence[Any]) -> tuple[list[Any], tuple[Any, ...]]:
@@ -140,12 +160,14 @@ def _bound_runner(compiled: Any, grid: tuple[int, int, int]) -> DirectLaunch:
 
 
 def _bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.device) -> DirectLaunch | None:
-    """Triton's C launch function of the compiled kernel, with the grid, the kernel's handle and metadata
-    bound, for a Triton whose launcher has the layout written here (Triton 3.6's `CudaLauncher`) and a
-    kernel that needs no scratch memory; None otherwise. Skipped per call: Triton's runner closure, its
-    launch metadata, its current-device query, its launcher's Python wrapper and two calls of empty hook
-    chains. While a launch hook is set (a profiler's), Triton's runner launches instead, so that the hook
-    sees every launch as Triton reports it."""
+    """The compiled kernel's launch with the grid, the kernel's handle and metadata bound, for a Triton
+    whose launcher has the layout written here (Triton 3.6's `CudaLauncher`) and a kernel that needs no
+    scratch memory; None otherwise. It launches through hfuse's own C function (`cuda_launch`) where that
+    takes the kernel's parameters and this thread has a CUDA context, else through Triton's C launch
+    function. Skipped per call: Triton's runner closure, its launch metadata, its current-device query,
+    its launcher's Python wrapper and two calls of empty hook chains. While a launch hook is set (a
+    profiler's), Triton's runner launches instead, so that the hook sees every launch as Triton reports
+    it."""
     runner = getattr(compiled, "run", None)
     c_launch = getattr(runner, "launch", None)
     fields = ("launch_cooperative_grid", "launch_pdl", "global_scratch_size", "profile_scratch_size")
@@ -159,6 +181,7 @@ def _bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.dev
     default = hooks.launch_enter_hook
     chain = type(default) if isinstance(getattr(default, "calls", None), list) else None  # a HookChain
     fallback = _bound_runner(compiled, grid)
+    own = bound_launch(compiled, grid)
     x, y, z = grid
     function, metadata = compiled.function, compiled.packed_metadata
     cooperative, pdl = runner.launch_cooperative_grid, runner.launch_pdl
@@ -172,6 +195,8 @@ def _bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.dev
                 fallback(*args)
                 return
         stream = stream_of(index)
+        if own is not None and own(stream, *args):
+            return
         c_launch(x, y, z, stream, function, cooperative, pdl, None, None, metadata, None, None, None, *args)
 
     return launch
