@@ -113,21 +113,6 @@ def test_a_launch_hook_sees_each_launch_of_a_validated_call():
     assert len(seen) == 3
 
 
-def test_a_static_call_is_captured_in_a_cuda_graph_and_replays_on_new_values():
-    """With static outputs a validated call allocates nothing and launches on the current stream, so a
-    CUDA graph can hold it: a replay computes the inputs' new values into the same outputs."""
-    fd, x = _softmax(), torch.randn(64, 256, device="cuda")
-    for _ in range(2):  # validated, then its static outputs allocated
-        fd.execute([x], static_outputs=True)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        (out,) = fd.execute([x], static_outputs=True)
-    for _ in range(2):
-        x.copy_(torch.randn_like(x))
-        graph.replay()
-        torch.testing.assert_close(out, torch.softmax(x, 1))
-
-
 def test_a_captured_call_takes_no_buffer_of_the_output_pool():
     fd, x = _softmax(), torch.randn(64, 256, device="cuda")
     stream = torch.cuda.Stream()
@@ -191,14 +176,25 @@ def test_the_profiler_and_a_launch_hook_see_both_kernels_of_a_replayed_call():
     assert len(seen) == 4
 
 
-def test_a_split_reductions_static_call_is_captured_in_the_callers_graph():
-    fd, x = _column_sum(), torch.randn(2048, 40, device="cuda")
-    for _ in range(4):  # validated, static outputs allocated, its own graph captured
-        _column_sums_checked(fd, x, static_outputs=True)
+@pytest.mark.parametrize(
+    ("make", "shape", "reference"),
+    [
+        (_softmax, (64, 256), lambda x: torch.softmax(x, 1)),
+        (_column_sum, (2048, 40), lambda x: x.double().sum(0).float()),
+    ],
+    ids=["softmax", "split-reduction"],
+)
+def test_a_static_call_is_captured_in_a_cuda_graph_and_replays_on_new_values(make, shape, reference):
+    """With static outputs a validated call allocates nothing and launches on the current stream, so a
+    CUDA graph can hold it: a replay computes the inputs' new values into the same outputs. A split
+    reduction's launches go into the caller's graph, not its own."""
+    fd, x = make(), torch.randn(*shape, device="cuda")
+    for _ in range(4):  # validated, static outputs allocated; a split reduction has captured its own graph
+        fd.execute([x], static_outputs=True)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         (out,) = fd.execute([x], static_outputs=True)
     for _ in range(2):
         x.copy_(torch.randn_like(x))
         graph.replay()
-        torch.testing.assert_close(out, x.double().sum(0).float(), rtol=1e-5, atol=1e-4)
+        torch.testing.assert_close(out, reference(x), rtol=1e-5, atol=1e-4)
