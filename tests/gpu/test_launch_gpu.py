@@ -78,7 +78,9 @@ def test_validated_calls_go_through_hfuses_own_launch_with_scalar_parameters(mon
     assert launched and all(launched), "each validated call's launches went through the own launch"
 
 
-def test_a_thread_without_a_cuda_context_launches_through_triton_then_its_own():
+def test_cached_calls_from_a_new_thread_compute_the_outputs():
+    """A thread started after validation may have no current CUDA context: its first launch goes through
+    Triton's C launch function (which sets one), the later ones through hfuse's own."""
     fd, x = _scaled_column_sums(), torch.randn(4096, 512, device="cuda", dtype=torch.bfloat16)
     fd.execute([x, 0.5, 3])  # validated here
     results: list[object] = []
