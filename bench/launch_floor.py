@@ -25,7 +25,7 @@ import triton
 import triton.language as tl
 
 from hfuse.runtime.cuda_launch import bound_launch
-from hfuse.runtime.launcher import _bound_c_launch
+from hfuse.runtime.launcher import bound_c_launch
 from hfuse.service.measure import device_us, kernel_us, loop_us
 
 ROUNDS, PER_ROUND = 20, 1000
@@ -76,7 +76,7 @@ def launch_paths() -> dict[str, Callable[[], object]]:
     compiled = _copy[(1,)](x, y, 1000, BLOCK=1024)
     stream = torch._C._cuda_getCurrentRawStream
     args = (x.data_ptr(), y.data_ptr(), 1000, 1024)
-    triton_c = _bound_c_launch(compiled, (1, 1, 1), x.device)
+    triton_c = bound_c_launch(compiled, (1, 1, 1), x.device)
     own = bound_launch(compiled, (1, 1, 1))
     paths: dict[str, Callable[[], object]] = {"a Python call doing nothing": lambda: None}
     paths["Triton's dispatch"] = lambda: _copy[(1,)](x, y, 1000, BLOCK=1024)

@@ -31,7 +31,7 @@ def recorded(monkeypatch):
     monkeypatch.setattr(graph_replay._Graph, "capture", capture)
     capturing, quiet = (lambda: settings["capturing"]), (lambda: settings["quiet"])
     monkeypatch.setattr(torch._C, "_cuda_isCurrentStreamCapturing", capturing, raising=False)
-    launch = graph_replay.replayed(lambda *a: launches.append(a), torch.device("cuda"), quiet)
+    launch = graph_replay.replayed(lambda *a: launches.append(a), torch.device("cuda"), quiet, "k0 and k1")
     return launch, launches, captures, replays, settings
 
 
@@ -45,15 +45,31 @@ def test_the_second_call_in_a_row_on_the_same_arguments_captures_and_later_ones_
     assert launches[-1] == (1, 2, 4.5) and replays[-1] == (1, 2, 3.5) and len(replays) == 3
 
 
-def test_alternating_arguments_never_capture_and_changing_ones_stop_after_a_limit(recorded):
+def test_alternating_arguments_never_capture_and_changing_ones_capture_rarely_after_the_free_ones(recorded):
     launch, launches, captures, _, _ = recorded
     for i in range(10):
         launch(i % 2)
     assert not captures and len(launches) == 10
-    for i in range(graph_replay.CAPTURES_PER_MODULE + 3):
+    for i in range(graph_replay.FREE_CAPTURES + 3):
         for _ in range(3):
             launch(100 + i)
-    assert len(captures) == graph_replay.CAPTURES_PER_MODULE
+    assert len(captures) == graph_replay.FREE_CAPTURES
+    for i in range(graph_replay.CALLS_PER_CAPTURE):  # arguments that repeat twice, then change
+        launch(200 + i // 2)
+    assert len(captures) == graph_replay.FREE_CAPTURES + 1
+
+
+def test_a_module_whose_arguments_settle_after_its_free_captures_replays_again(recorded):
+    launch, launches, captures, replays, _ = recorded
+    for i in range(graph_replay.FREE_CAPTURES):
+        launch(i)
+        launch(i)
+    for i in range(graph_replay.CALLS_PER_CAPTURE):  # other arguments every call: nothing captured
+        launch(1000 + i)
+    assert len(captures) == graph_replay.FREE_CAPTURES
+    for _ in range(5):
+        launch(77)
+    assert captures[-1] == (77,) and replays == [(77,)] * 3
 
 
 @pytest.mark.parametrize("state", ["capturing", "hooked"])
@@ -70,15 +86,21 @@ def test_no_replay_or_capture_while_the_stream_is_captured_or_a_launch_hook_is_s
     assert not replays and captures == [(7,)] and len(launches) == 2 + 9
 
 
-def test_a_failed_capture_leaves_the_module_launching_one_by_one(monkeypatch):
-    launches = []
+def test_a_failed_capture_warns_with_its_reason_once_and_leaves_the_module_launching_one_by_one(monkeypatch):
+    launches, attempts = [], []
 
     def failing(graph, passed) -> None:
+        attempts.append(passed)
         raise RuntimeError("operation not permitted when stream is capturing")
 
     monkeypatch.setattr(graph_replay._Graph, "capture", failing)
     monkeypatch.setattr(torch._C, "_cuda_isCurrentStreamCapturing", lambda: False, raising=False)
-    launch = graph_replay.replayed(lambda *a: launches.append(a), torch.device("cuda"), lambda: True)
+    launch = graph_replay.replayed(launches.append, torch.device("cuda"), lambda: True, "k0 and k1")
+    launch(1)
+    with pytest.warns(RuntimeWarning, match=r"kernels k0 and k1 launch one by one.*when stream is capturing"):
+        launch(1)
     for _ in range(5):
         launch(1)
-    assert launches == [(1,)] * 5
+        launch(2)
+        launch(2)
+    assert launches == [1, 1] + [1, 2, 2] * 5 and attempts == [(1,)]

@@ -14,7 +14,7 @@ from hfuse.builder import FusionBuilder
 from hfuse.ir import Op
 from hfuse.runtime import launcher as launcher_module
 from hfuse.runtime.kernel_cache import load_kernel
-from hfuse.runtime.launcher import KernelLauncher, _bound_c_launch, _specialization
+from hfuse.runtime.launcher import KernelLauncher, _specialization, bound_c_launch
 
 pytestmark = pytest.mark.usefixtures("fresh_cache")
 
@@ -111,7 +111,7 @@ def test_the_c_launch_gets_triton_3_6s_arguments_and_hooks_send_launches_through
     hooks = _fake_cuda(monkeypatch, enter=_Chain([]))
     runner = _Launcher36()
     compiled = _Compiled(runner)
-    launch = _bound_c_launch(compiled, (7, 1, 1), torch.device("cuda", 1))
+    launch = bound_c_launch(compiled, (7, 1, 1), torch.device("cuda", 1))
     launch(11, 22, 3.5)
     assert runner.calls == [
         (7, 1, 1, 778, 1234, False, True, None, None, (4, 1, 0), None, None, None, 11, 22, 3.5)
@@ -126,13 +126,13 @@ def test_other_launchers_and_kernels_with_scratch_memory_keep_tritons_runner(mon
     cuda = torch.device("cuda", 0)
     with_scratch = _Launcher36()
     with_scratch.global_scratch_size = 64
-    assert _bound_c_launch(_Compiled(with_scratch), (1, 1, 1), cuda) is None
+    assert bound_c_launch(_Compiled(with_scratch), (1, 1, 1), cuda) is None
 
     class Launcher39(_Launcher36):  # Triton 3.9 names its launcher's arguments differently
         def __call__(self, gridX, gridY, gridZ, stream, function, kernel_metadata, *args):  # noqa: N803
             raise AssertionError
 
-    assert _bound_c_launch(_Compiled(Launcher39()), (1, 1, 1), cuda) is None
+    assert bound_c_launch(_Compiled(Launcher39()), (1, 1, 1), cuda) is None
     assert launcher_module._calls_something(lambda metadata: None)
     assert not launcher_module._calls_something(None) and not launcher_module._calls_something(_Chain([]))
 

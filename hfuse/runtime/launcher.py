@@ -87,10 +87,11 @@ class KernelLauncher:
         if not all(hasattr(k, "function") and hasattr(k, "__getitem__") for k in kernels):
             return
         bound = [
-            (_bound_c_launch(kernel, grid, device) or _bound_runner(kernel, grid), positions)
+            (bound_c_launch(kernel, grid, device) or _bound_runner(kernel, grid), positions)
             for kernel, (_, grid, positions) in zip(kernels, table, strict=True)
         ]
-        self.direct = _in_order(bound, self.module.SCRATCH, len(args), self.allocate, device)
+        names = " and ".join(name for name, _, _ in table)
+        self.direct = _in_order(bound, self.module.SCRATCH, len(args), self.allocate, device, names)
         self.specialization = specialization
 
 
@@ -100,11 +101,12 @@ def _in_order(
     arity: int,
     allocate: Allocate,
     device: torch.device,
+    names: str,
 ) -> DirectLaunch:
     """One launch taking the module's arguments: the compiled kernel itself when the module launches one
     kernel on its arguments as given, else each kernel in turn on its own arguments, with new scratch
     buffers; several launches with small scratch buffers on a GPU are replayed as one CUDA graph while
-    the arguments repeat (`graph_replay`)."""
+    the arguments repeat (`graph_replay`; `names`, the kernels', for its warnings)."""
     if len(bound) == 1 and not scratch and bound[0][1] == tuple(range(arity)):
         return bound[0][0]
 
@@ -116,7 +118,7 @@ def _in_order(
 
     scratch_bytes = sum(numel * dtype.itemsize for numel, dtype in scratch)
     if len(bound) > 1 and device.type == "cuda" and scratch_bytes <= REPLAYED_SCRATCH_MAX_BYTES:
-        return replayed(launch, device, _hooks_quiet())
+        return replayed(launch, device, _hooks_quiet(), names)
     return launch
 
 
@@ -159,7 +161,7 @@ def _bound_runner(compiled: Any, grid: tuple[int, int, int]) -> DirectLaunch:
     return compiled[grid]
 
 
-def _bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.device) -> DirectLaunch | None:
+def bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.device) -> DirectLaunch | None:
     """The compiled kernel's launch with the grid, the kernel's handle and metadata bound, for a Triton
     whose launcher has the layout written here (Triton 3.6's `CudaLauncher`) and a kernel that needs no
     scratch memory; None otherwise. It launches through hfuse's own C function (`cuda_launch`) where that

@@ -32,8 +32,8 @@ def test_validated_calls_launch_through_tritons_c_function_on_triton_3_6(monkeyp
     if not triton.__version__.startswith("3.6"):
         pytest.skip(f"the C launch is written for Triton 3.6's launcher; this is {triton.__version__}")
     bound = []
-    real = launcher_module._bound_c_launch
-    monkeypatch.setattr(launcher_module, "_bound_c_launch", lambda *a: bound.append(real(*a)) or bound[-1])
+    real = launcher_module.bound_c_launch
+    monkeypatch.setattr(launcher_module, "bound_c_launch", lambda *a: bound.append(real(*a)) or bound[-1])
     fd, x = _softmax(), torch.randn(64, 256, device="cuda")
     for _ in range(3):
         (out,) = fd.execute([x])
