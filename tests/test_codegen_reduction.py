@@ -606,6 +606,72 @@ def test_few_long_rows_normalize_in_two_launches(build, kind, dtype, alternate):
     check(fusion, [group], options=options, reduction_size=130)
 
 
+def _column_batch_norm(dtype, rows=101, cols=5):
+    """(x - mean) * rsqrt(var + eps) over the rows, with the mean a second (row) output."""
+    b = FusionBuilder()
+    x = b.define_tensor([rows, cols], dtype)
+    (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
+    var, mean = b.add(Op.VAR_MEAN, [xf], {"dims": [0], "correction": 0, "keepdim": True})
+    (eps,) = b.add(Op.ADD, [var, b.define_scalar(DataType.Double, 1e-5)])
+    (y,) = b.add(Op.MUL, [b.add(Op.SUB, [xf, mean])[0], b.add(Op.RSQRT, [eps])[0]])
+    b.add_output(b.add(Op.CAST, [y], {"dtype": dtype})[0])
+    b.add_output(mean)
+    return b.build()
+
+
+def _column_softmax(dtype, rows=99, cols=6):
+    """A softmax over dim 0: the max and the sum of exp reduced online in the partials."""
+    b = FusionBuilder()
+    x = b.define_tensor([rows, cols], dtype)
+    (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
+    (top,) = b.add(Op.MAX, [xf], {"dims": [0], "keepdim": True, "dtype": F32})
+    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [xf, top])[0]])
+    (total,) = b.add(Op.SUM, [e], {"dims": [0], "keepdim": True, "dtype": F32})
+    b.add_output(b.add(Op.CAST, [b.add(Op.DIV, [e, total])[0]], {"dtype": dtype})[0])
+    return b.build()
+
+
+def _middle_dim_centering(dtype, shape=(2, 70, 3)):
+    b = FusionBuilder()
+    x = b.define_tensor(list(shape), dtype)
+    (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
+    (total,) = b.add(Op.SUM, [xf], {"dims": [1], "keepdim": True, "dtype": F32})
+    (mean,) = b.add(Op.DIV, [total, b.define_scalar(DataType.Double, float(shape[1]))])
+    b.add_output(b.add(Op.CAST, [b.add(Op.SUB, [xf, mean])[0]], {"dtype": dtype})[0])
+    return b.build()
+
+
+FLAT_FINISHES = {
+    "column_normalize_f32": lambda: _column_normalize(F32),
+    "column_normalize_bf16_odd": lambda: _column_normalize(BF16, rows=130, cols=5),
+    "column_normalize_f16": lambda: _column_normalize(F16, rows=97, cols=7),
+    "batch_norm_with_the_mean_out": lambda: _column_batch_norm(BF16),
+    "column_softmax": lambda: _column_softmax(F32),
+    "column_softmax_bf16": lambda: _column_softmax(BF16, rows=64, cols=8),
+    "middle_dim_centering": lambda: _middle_dim_centering(BF16),
+}
+
+
+@pytest.mark.parametrize("build", FLAT_FINISHES.values(), ids=FLAT_FINISHES.keys())
+def test_a_large_column_normalization_writes_its_outputs_in_a_third_flat_launch(build):
+    """From `flat_finish_min_elements` on, the second launch combines each row's partials into a stats
+    buffer (and writes the row outputs), and a third writes the full-shape outputs by their flat index,
+    each reading its row's statistics there. Below it: two launches (test_few_long_rows_normalize...)."""
+    fusion = build()
+    group = whole_group(fusion, NORMALIZATION)
+    options = dataclasses.replace(SPLIT, flat_finish_min_elements=1)
+    kernel = generate(group, fusion, options)
+    assert kernel.launches == 3 and f"def {group.name}_stats(" in kernel.source
+    last = kernel.source[kernel.source.index(f"def {group.name}(") :].split("\ndef _expect")[0]
+    assert (
+        "flat index" in last
+        and "tl.load(stats_float32_ptr + " in last
+        and "partials" not in last.split(":", 1)[1]
+    )
+    check(fusion, [group], options=options, reduction_size=130)
+    assert generate(group, fusion, SPLIT).launches == 2
+
+
 @pytest.mark.parametrize("shape", [(40, 16), (2, 40, 3)])
 def test_alternating_passes_walk_each_outer_loop_the_other_way_from_the_one_before(shape):
     """Each pass over the reduced rows starts on the rows the pass before read last: forward, then backward;
@@ -752,10 +818,10 @@ def test_a_mean_keeps_its_digits_when_a_row_starts_with_an_outlier(form):
     torch.testing.assert_close(var.double(), exact.var(1, correction=0), rtol=1e-5, atol=0)
 
 
-def _column_sums(streams: int):
-    """sum(x0 * x1 * ..., dim=0) of `streams` [40, 16] row-major inputs: an outer reduction."""
+def _column_sums(streams: int, cols: int = 16, dtype: DataType = F32):
+    """sum(x0 * x1 * ..., dim=0) of `streams` [40, cols] row-major inputs: an outer reduction."""
     b = FusionBuilder()
-    inputs = [b.define_tensor([40, 16], F32) for _ in range(streams)]
+    inputs = [b.define_tensor([40, cols], dtype) for _ in range(streams)]
     product = inputs[0]
     for x in inputs[1:]:
         (product,) = b.add(Op.MUL, [product, x])
@@ -786,6 +852,27 @@ def test_a_long_outer_reduction_of_one_input_pipelines_its_loop(options):
     assert "tl.range(" not in generate(whole_group(inner, NORMALIZATION), inner, FORMS["looped"]).source
     forced = dataclasses.replace(FORMS["looped"], loop_stages=2)
     assert "num_stages=2)" in generate(whole_group(inner, NORMALIZATION), inner, forced).source
+
+
+@pytest.mark.parametrize(
+    "options",
+    [FORMS["looped"], dataclasses.replace(SPLIT, split_streaming=False)],
+    ids=["one-launch", "split-not-streaming"],
+)
+@pytest.mark.parametrize(
+    ("cols", "dtype", "pipelined"), [(16, F32, True), (15, F32, False), (8, BF16, True), (12, BF16, False)]
+)
+def test_an_outer_reduction_pipelines_its_loop_only_over_rows_at_multiples_of_16_bytes(
+    options, cols, dtype, pipelined
+):
+    """Over rows at other offsets (no vector loads) the pipeline was far slower than a plain loop on the
+    GPU: rows of 15 fp32 (60 bytes) or 12 bf16 (24 bytes) keep the plain loop, and compute the same
+    sums."""
+    fusion = _column_sums(1, cols, dtype)
+    group = whole_group(fusion, REDUCTION)
+    options = dataclasses.replace(options, outer_stages_min_cols=40)
+    assert ("num_stages=" in generate(group, fusion, options).source) == pipelined
+    check(fusion, [group], options=options, reduction_size=40)
 
 
 def test_a_long_inner_row_pipelines_its_loop_when_inner_stages_asks():

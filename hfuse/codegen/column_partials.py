@@ -29,9 +29,9 @@ from hfuse.codegen.split import (
     Split,
     SplitKernels,
     combine_part,
+    launches_in_order,
     partial_offset,
     partials_buffers,
-    two_launches,
 )
 from hfuse.dtypes import DataType
 from hfuse.ir import Expr, Fusion, Op, Value
@@ -66,7 +66,7 @@ def column_partials(group: Group, fusion: Fusion, options: Options, args: Sequen
     split = Split(programs, cdiv(space.rows, programs), part_major=True)
     second = combine_part(columns_group, fusion, columns, split, slots, options, columns.wide)
     names = (f"{group.name}_rows", f"{group.name}_columns")
-    launches = two_launches(names, (first, second), args, columns_group.outputs, scratch)
+    launches = launches_in_order(names, (first, second), args, columns_group.outputs, scratch)
     buffers = " and ".join(s.name for s in scratch)
     summary = textwrap.fill(
         f"Rows and column sums in one read: {launches[0].name} ({programs} programs, each over about "

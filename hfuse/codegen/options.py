@@ -42,6 +42,12 @@ class Options:
     # 576 programs; 512 makes 8 (H200 sweep: bias gradient 48.9 -> 47.6 us, column centering 119.5 ->
     # 114.7, LayerNorm backward's column sums 106.6 -> 80.2)
     split_programs: int = 512
+    # A column (outer) split writing full-shape outputs of at least this many elements writes them in a
+    # third launch, by their flat index (`flat_finish`). H200 device us, two launches -> three: column
+    # centering of [16384, 4096] bf16 107.2 -> 103.5, of [12289, 3001] fp32 196.0 -> 133.5, of
+    # [16384, 4095] fp32 493.1 -> 348.4, of [4099, 5003] bf16 67.6 -> 60.5, a batch norm over [32768, 1024]
+    # fp32 136.3 -> 129.4; at [2048, 4096] bf16 (8M elements) 15.6 -> 16.6, so smaller ones keep two.
+    flat_finish_min_elements: int = 1 << 24
     # Fewest reduced elements in one part of a row. A few rows then split into parts of one column block
     # each, so a program waits on one block's loads, not on a loop of them (H200 device us, 4096 -> 1024:
     # softmax over [8, 50257] bf16 8.5 -> 4.1, log-softmax over [1, 128256] 4.7 -> 3.3, cross-entropy over

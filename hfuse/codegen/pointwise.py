@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from hfuse.codegen.code import Body
 from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
-from hfuse.codegen.lower import Index, Lowering
+from hfuse.codegen.lower import Index, Lowering, Reducer
 from hfuse.codegen.options import Options
 from hfuse.errors import UnsupportedError
 from hfuse.ir import Fusion
@@ -49,8 +49,15 @@ def written_over(group: Group, fusion: Fusion) -> tuple[tuple[int, ...], list[st
 
 
 def flat_part(
-    group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str], options: Options
+    group: Group,
+    fusion: Fusion,
+    shape: tuple[int, ...],
+    names: Sequence[str],
+    options: Options,
+    reducer: Reducer | None = None,
 ) -> Part:
+    """A program per block of the flat index over `shape`, writing `names` at each index. `reducer`: where
+    the group's reductions come from, when it has any (a split's flat last launch)."""
     values = [fusion.value(n) for n in names]
     numel = math.prod(shape)
     itemsize = min(v.dtype.itemsize for v in values)
@@ -61,7 +68,7 @@ def flat_part(
     full = numel // block
     if numel % block == 0 or not full:
         lines = _flat_body(
-            group, fusion, shape, order, names, block, wide, numel if full < programs else None
+            group, fusion, shape, order, names, block, wide, numel if full < programs else None, reducer
         )
         label = f"{', '.join(names)}: flat index over {list(shape)}, {block} elements per program"
     else:
@@ -70,9 +77,9 @@ def flat_part(
         # 47.9 -> 32.1 us).
         lines = (
             f"if prog < {full}:",
-            *_indent(_flat_body(group, fusion, shape, order, names, block, wide, None)),
+            *_indent(_flat_body(group, fusion, shape, order, names, block, wide, None, reducer)),
             "else:",
-            *_indent(_flat_body(group, fusion, shape, order, names, block, wide, numel)),
+            *_indent(_flat_body(group, fusion, shape, order, names, block, wide, numel, reducer)),
         )
         label = (
             f"{', '.join(names)}: flat index over {list(shape)}, {block} elements per program, "
@@ -100,13 +107,15 @@ def _flat_body(
     block: int,
     wide: bool,
     masked_at: int | None,
+    reducer: Reducer | None,
 ) -> tuple[str, ...]:
     """The program's block of the flat index in the outputs' memory order (`order`, outermost first), and
     every output written at it; masked to positions below `masked_at` when given. Where no access needs the
     index's digits (every value laid out in that order), each is addressed by the flat index itself, which
     Triton sees as contiguous; else every one by the digits: a kernel mixing the two was slower (H200,
-    RoPE [8, 32, 2048, 128] bf16: 136.2 -> 144.9 us)."""
-    for by_flat_index in (True, False):
+    RoPE [8, 32, 2048, 128] bf16: 136.2 -> 144.9 us). With a `reducer`, whose values are gathered at a
+    digit, the accesses in memory order keep the flat index."""
+    for by_flat_index in (True,) if reducer else (True, False):
         body = Body()
         body.reserve("prog", "pid")
         offs = body.define("offs", f"prog * {block} + tl.arange(0, {block})", frozenset({"flat"}))
@@ -119,7 +128,7 @@ def _flat_body(
         define = body.optional if by_flat_index else body.assign
         for k, text in zip(order, delinearize(offs, [shape[k] for k in order]), strict=True):
             dims[k] = define(text, f"d{k}")
-        lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide)
+        lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer)
         if by_flat_index:
             lowering.name_linear(dims, offs, shape, order)
         # a one-element output still stores through a block pointer: its value may be a block

@@ -5,6 +5,7 @@ element of that space, or one per row), both from the segmenter's plan (`Group.s
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hfuse.codegen.code import Body
@@ -93,6 +94,19 @@ def streamed_inputs(group: Group, fusion: Fusion) -> tuple[str, ...]:
     values = [fusion.value(name) for name in group.inputs]
     read = [math.prod(n for n, stride in zip(v.shape, v.strides, strict=True) if stride) for v in values]
     return tuple(v.name for v, elements in zip(values, read, strict=True) if v.is_tensor and elements >= size)
+
+
+def rows_aligned(fusion: Fusion, names: Sequence[str]) -> bool:
+    """Whether every row of each named tensor starts a multiple of 16 bytes after its first element (every
+    stride but a unit one spans a multiple of 16 bytes): with an aligned first element, Triton may then
+    load each row's elements as vectors."""
+    values = [fusion.value(name) for name in names]
+    return all(
+        stride * v.dtype.itemsize % 16 == 0
+        for v in values
+        for n, stride in zip(v.shape, v.strides, strict=True)
+        if n != 1 and stride != 1
+    )
 
 
 def tile_rows(body: Body, first: str | None, tile: int, space: RowSpace) -> RowTile:

@@ -1,4 +1,4 @@
-"""Split reductions: a few long rows reduced by many programs, in two launches.
+"""Split reductions: a few long rows reduced by many programs, in two launches (or three).
 
 With too few rows to fill the GPU (a full reduction has one) and long rows, one program per tile of
 rows leaves most SMs idle. So the first launch, `<name>_partials`, runs a program per (tile of rows,
@@ -11,15 +11,20 @@ sum(n_i * (mean_i - mean)^2)) and then does what the one-launch kernel does afte
 the pointwise ops on the reduced values, the casts and the stores. No atomics: results are
 deterministic. `Options` says when to split and into how many parts.
 
-A group stays one launch when it writes a value of the full reduced shape (a normalization reads
-its row statistics back along the row), or when a reduction reads another reduction of the group
-(sum(exp(x - max(x))), a variance written as a mean then a sum of squares): the second reduction
-needs the first's whole row.
+A group writing values of the full reduced shape (a normalization, which reads its row statistics
+back along the row) has its second launch run a program per (tile of rows, part): each combines its
+rows' partials and writes its part of their columns. A large column (outer) normalization instead
+combines the partials into a small buffer of each reduction's result per row in its second launch,
+and writes the full-shape outputs in a third, by their flat index (`flat_finish`). A group stays one
+launch when a reduction reads another reduction of the group (a variance written as a mean then a sum
+of squares): the second reduction needs the first's whole row; a softmax's max and sum of exp are
+reduced together, online.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import textwrap
 from collections.abc import Sequence
@@ -28,6 +33,7 @@ from typing import Any
 
 from hfuse.codegen.code import Body
 from hfuse.codegen.emit import convert
+from hfuse.codegen.flat_finish import StatsSlots, flat_finish_part, stats_buffers, store_stats
 from hfuse.codegen.indexing import linearize, term
 from hfuse.codegen.kernel import INT32_LIMIT, Launch, Part, Scratch, cdiv, next_power_of_2
 from hfuse.codegen.lower import Index, Lowering, describe, pointer
@@ -47,7 +53,15 @@ from hfuse.codegen.reduction import (
     statistics,
     warps,
 )
-from hfuse.codegen.rows import RowSpace, RowTile, row_space, store_row_outputs, streamed_inputs, tile_rows
+from hfuse.codegen.rows import (
+    RowSpace,
+    RowTile,
+    row_space,
+    rows_aligned,
+    store_row_outputs,
+    streamed_inputs,
+    tile_rows,
+)
 from hfuse.dtypes import DataType
 from hfuse.ir import Expr, Fusion, Op, Value
 from hfuse.ops import op_def
@@ -65,8 +79,8 @@ class Split:
 
 @dataclass(frozen=True, slots=True)
 class SplitKernels:
-    launches: tuple[Launch, Launch]  # the partials, then the rest
-    scratch: tuple[Scratch, ...]  # the partials buffers
+    launches: tuple[Launch, ...]  # the partials, then the rest
+    scratch: tuple[Scratch, ...]  # the partials buffers, and any stats buffers
     summary: str  # for the module docstring
     config: dict[str, Any]
 
@@ -93,7 +107,8 @@ def choose_split(
 def split_reduction(
     group: Group, fusion: Fusion, options: Options, args: Sequence[Value]
 ) -> SplitKernels | None:
-    """The two launches computing `group`, or None when it is better or only possible as one launch."""
+    """The launches computing `group` (two, or three for a flat last launch), or None when it is better
+    or only possible as one launch."""
     space = row_space(group, fusion)
     reductions = [e for e in group.exprs if op_def(e.op).reduces]
     pairs = _softmax_pairs(group, fusion, reductions)
@@ -109,6 +124,7 @@ def split_reduction(
         space.outer,
         dataclasses.replace(options, persistent_max_cols=0),
         streams=len(streams),
+        aligned=rows_aligned(fusion, streams),
     )
     streaming = options.split_streaming and not pairs and reads_once(group, space)
     if streaming:
@@ -122,24 +138,31 @@ def split_reduction(
     first_loads = loads_first(streams, fusion, space.shape, options)
     evict = streams if streaming else ()
     first = _partials_part(group, fusion, space, layout, split, slots, reductions, wide, first_loads, evict)
-    if space.full_outputs:
-        second = _finish_part(group, fusion, space, layout, split, slots, wide)
+    partials = " and ".join(s.name for s in scratch)
+    names: tuple[str, ...] = (f"{group.name}_partials", group.name)
+    if space.full_outputs and space.outer and math.prod(space.shape) >= options.flat_finish_min_elements:
+        stats, stats_scratch = stats_buffers(reductions, fusion, space.rows)
+        scratch = (*scratch, *stats_scratch)
+        second = combine_part(group, fusion, space, split, slots, options, wide, stats)
+        third = flat_finish_part(group, fusion, space, stats, options)
+        names = (names[0], f"{group.name}_stats", names[1])
+        parts: tuple[Part, ...] = (first, second, third)
+        finish = (
+            f"combines the partials of each row into {' and '.join(s.name for s in stats_scratch)}, then "
+            f"{group.name} ({_programs(third)}) writes the outputs by their flat index"
+        )
+    elif space.full_outputs:
+        parts = (first, _finish_part(group, fusion, space, layout, split, slots, wide))
+        finish = "combines the partials of each row, then writes its part of each row's outputs"
     else:
-        second = combine_part(group, fusion, space, split, slots, options, wide)
-    launches = two_launches(
-        (f"{group.name}_partials", group.name), (first, second), args, group.outputs, scratch
-    )
-    finish = (
-        "combines the partials of each row, then writes its part of each row's outputs"
-        if space.full_outputs
-        else "combines the partials of each row and writes the outputs"
-    )
-    buffers = " and ".join(s.name for s in scratch)
+        parts = (first, combine_part(group, fusion, space, split, slots, options, wide))
+        finish = "combines the partials of each row and writes the outputs"
+    launches = launches_in_order(names, parts, args, group.outputs, scratch)
     summary = textwrap.fill(
         f"A split reduction in {split.parts} parts: the rows are too few to fill the GPU, so "
-        f"{launches[0].name} ({_programs(first)}) reduces each row's {space.cols} columns in "
-        f"{split.parts} parts of {split.length} into {buffers}, then {group.name} "
-        f"({_programs(second)}) {finish}.",
+        f"{names[0]} ({_programs(first)}) reduces each row's {space.cols} columns in "
+        f"{split.parts} parts of {split.length} into {partials}, then {names[1]} "
+        f"({_programs(parts[1])}) {finish}.",
         width=100,
     )
     return SplitKernels(
@@ -156,23 +179,24 @@ def _streaming(layout: Layout, options: Options) -> Layout:
     return dataclasses.replace(layout, cols=min(layout.cols, options.split_stream_cols))
 
 
-def two_launches(
-    names: tuple[str, str],
-    parts: tuple[Part, Part],
+def launches_in_order(
+    names: Sequence[str],
+    parts: Sequence[Part],
     args: Sequence[Value],
-    written_second: Sequence[str],
+    written_later: Sequence[str],
     scratch: Sequence[Scratch],
-) -> tuple[Launch, Launch]:
-    """A module's two launches, each taking the arguments its part reads and every scratch buffer; the
-    first is not given the outputs the second writes (`written_second`)."""
+) -> tuple[Launch, ...]:
+    """A module's launches, each taking the arguments its part reads and every scratch buffer; the first
+    is not given the outputs the later ones write (`written_later`)."""
     names_of_args = [v.name for v in args]
     tensors = {v.name for v in args if v.is_tensor}
     buffers = tuple(s.name for s in scratch)
-    first_args = [n for n in names_of_args if n not in written_second]
-    first, second = parts
-    return (
-        Launch(names[0], (first,), (*used_arguments(first_args, first, tensors), *buffers)),
-        Launch(names[1], (second,), (*used_arguments(names_of_args, second, tensors), *buffers)),
+    first_args = [n for n in names_of_args if n not in written_later]
+    return tuple(
+        Launch(
+            name, (part,), (*used_arguments(first_args if i == 0 else names_of_args, part, tensors), *buffers)
+        )
+        for i, (name, part) in enumerate(zip(names, parts, strict=True))
     )
 
 
@@ -381,9 +405,17 @@ class _MergingRowReducer(RowReducer):
 
 
 def combine_part(
-    group: Group, fusion: Fusion, space: RowSpace, split: Split, slots: Slots, options: Options, wide: bool
+    group: Group,
+    fusion: Fusion,
+    space: RowSpace,
+    split: Split,
+    slots: Slots,
+    options: Options,
+    wide: bool,
+    stats: StatsSlots | None = None,
 ) -> Part:
-    """The second launch: a program per tile of rows loads their [ROWS, PARTS] partials and combines them."""
+    """The second launch: a program per tile of rows loads their [ROWS, PARTS] partials and combines them,
+    and writes the row outputs and, given `stats`, each reduction's result into its slot there."""
     width = next_power_of_2(split.parts)
     tile_size = max(1, min(next_power_of_2(space.rows), options.row_tile // width))
     body = Body()
@@ -392,6 +424,8 @@ def combine_part(
     merger = PartialsMerger(body, space, tile, split, slots)
     lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=merger)
     store_row_outputs(lowering, space, tile)
+    if stats:
+        store_stats(lowering, space, tile, stats)
     return Part(
         label=f"{_label(group)}: the {split.parts} partials of each of {space.rows} rows, "
         f"[{tile_size}, {width}] tiles",

@@ -18,7 +18,7 @@ def build_profile(
     plan: Plan, reruns: list[Rerun | None], host_ms: float, cache_hit: bool, backend: str
 ) -> FusionProfile:
     """Times every segment again (CUDA only), then assembles the profile. A segment's time covers all of
-    its launches (both of a split reduction). On CPU nothing is timed: the interpreter's times say
+    its launches (all of a split reduction's). On CPU nothing is timed: the interpreter's times say
     nothing about a GPU."""
     compiled = plan.compiled
     fusion, groups = compiled.scheduled, compiled.segmentation.groups

@@ -19,7 +19,7 @@ class KernelProfile:
     effective_bandwidth_gbs: float | None
     percentage_peak_bandwidth: float | None
     launches_kernel: bool = True  # False for alias and torch segments
-    launches: int = 1  # CUDA kernels the segment launches: 2 for a split reduction, 0 with no kernel
+    launches: int = 1  # CUDA kernels the segment launches: 2 or 3 for a split reduction, 0 with no kernel
     flops: int = 0  # the arithmetic of the segment's ops (`hfuse.flops`)
 
 

@@ -32,7 +32,7 @@ TIMEOUT_S = 120.0
 
 @dataclass(frozen=True, slots=True)
 class LaunchIRs:
-    """One launch of a kernel module (a split reduction has two), as Triton lowers it."""
+    """One launch of a kernel module (a split reduction has two or three), as Triton lowers it."""
 
     kernel: str
     irs: dict[str, str]  # stage -> text

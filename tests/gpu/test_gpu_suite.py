@@ -114,3 +114,56 @@ def test_few_long_rows_are_summed_in_two_launches_that_fill_the_gpu(shape, dims)
     assert cuda_kernels_launched(lambda: execute(fusion, [x])) == 2
     # one program looping over a row reads about 1% of the peak bandwidth; split, 27-48% were measured
     assert profile.percentage_peak_bandwidth > 10, profile.percentage_peak_bandwidth
+
+
+def _column_center(b, x, dims):
+    (total,) = b.add(Op.SUM, [x], {"dims": dims, "keepdim": True, "dtype": DataType.Float})
+    return [b.add(Op.SUB, [x, total])[0]]
+
+
+def _column_batch_norm(b, x, dims):
+    var, mean = b.add(Op.VAR_MEAN, [x], {"dims": dims, "correction": 0, "keepdim": True})
+    (rstd,) = b.add(Op.RSQRT, [b.add(Op.ADD, [var, b.define_scalar(DataType.Double, 1e-5)])[0]])
+    return [b.add(Op.MUL, [b.add(Op.SUB, [x, mean])[0], rstd])[0], mean]
+
+
+def _column_softmax(b, x, dims):
+    (top,) = b.add(Op.MAX, [x], {"dims": dims, "keepdim": True, "dtype": DataType.Float})
+    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [x, top])[0]])
+    (total,) = b.add(Op.SUM, [e], {"dims": dims, "keepdim": True, "dtype": DataType.Float})
+    return [b.add(Op.DIV, [e, total])[0]]
+
+
+# rows of 4095 fp32 and 2049 bf16 start off 16-byte boundaries
+FLAT_FINISHES = {
+    "center_4099x4095_fp32": (_column_center, (4099, 4095), DataType.Float),
+    "batch_norm_8192x2049_bf16": (_column_batch_norm, (8192, 2049), DataType.BFloat16),
+    "softmax_4096x4097_fp32": (_column_softmax, (4096, 4097), DataType.Float),
+}
+
+
+@pytest.mark.parametrize("build, shape, dtype", FLAT_FINISHES.values(), ids=FLAT_FINISHES.keys())
+def test_large_column_normalizations_write_their_outputs_in_a_third_flat_launch(build, shape, dtype):
+    """Partials, their combine into each column's statistics, then the outputs by their flat index: three
+    launches, right on the first (validated) run and on cached calls replayed with new input values."""
+    from hfuse.runtime import prepare
+
+    b = FusionBuilder()
+    x_value = b.define_tensor(list(shape), dtype)
+    (xf,) = b.add(Op.CAST, [x_value], {"dtype": DataType.Float})
+    for out in build(b, xf, [0]):
+        b.add_output(b.add(Op.CAST, [out], {"dtype": dtype})[0] if out.shape == tuple(shape) else out)
+    fusion = b.build()
+    x = torch.randn(*shape, device="cuda").to(dtype.torch)
+    plan = prepare(fusion, [x])
+    plan.run([x])
+    (kernel,) = plan.compiled.kernels
+    assert kernel.launches == 3 and plan.validated
+    assert cuda_kernels_launched(lambda: plan.call([x])) == 3
+    for _ in range(3):
+        plan.call([x])
+    x.copy_(torch.randn(*shape, device="cuda"))
+    got = plan.call([x])
+    for name, actual, wanted in zip(fusion.output_names, got, evaluate(fusion, [x]), strict=True):
+        result = compare(actual, wanted, fusion.value(name).dtype, reduction_size(fusion, name))
+        assert result.ok, f"output {name}: {result.message}"

@@ -1,0 +1,92 @@
+"""The last launch of a column split that writes full-shape outputs: a flat pass over them.
+
+A column (outer) normalization, such as x - mean(x, dim=0), split into partials reads the reduced
+statistics back at every element. Written tile by tile of the kept columns, each tile row is a short
+run of memory, and a run that starts off a 16-byte boundary (rows of 4095 fp32) is read and written
+element by element. So the combine launch also stores each reduction's result per row (kept position)
+into a small `stats` buffer, and this launch walks the full-shape outputs by their flat index, as a
+pointwise kernel does, reading the statistics of each element's row from that buffer (a gather the L2
+cache serves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from hfuse.codegen.indexing import linearize
+from hfuse.codegen.kernel import Part, Scratch
+from hfuse.codegen.lower import Index, Lowering, pointer
+from hfuse.codegen.options import Options
+from hfuse.codegen.pointwise import flat_part
+from hfuse.codegen.rows import RowSpace, RowTile
+from hfuse.dtypes import DataType
+from hfuse.ir import Expr, Fusion
+from hfuse.segment.model import Group
+
+StatsSlots = dict[str, tuple[str, int]]  # reduction output -> (stats buffer, slot)
+
+
+def stats_buffers(
+    reductions: Sequence[Expr], fusion: Fusion, rows: int
+) -> tuple[StatsSlots, tuple[Scratch, ...]]:
+    """A slot of `rows` values for each output of each reduction, in one buffer per stored type (reduced
+    floats in float32, as they are computed), laid out [slot, row]."""
+    slots: StatsSlots = {}
+    types: dict[str, DataType] = {}
+    taken: dict[str, int] = {}
+    for expr in reductions:
+        for name in expr.outputs:
+            dtype = fusion.value(name).dtype
+            stored = DataType.Float if dtype.is_reduced_float else dtype
+            buffer = f"stats_{str(stored.torch).removeprefix('torch.')}"
+            types[buffer] = stored
+            slots[name] = (buffer, taken.get(buffer, 0))
+            taken[buffer] = slots[name][1] + 1
+    return slots, tuple(Scratch(name, types[name], taken[name] * rows) for name in types)
+
+
+def store_stats(lowering: Lowering, space: RowSpace, tile: RowTile, slots: StatsSlots) -> None:
+    """Stores each reduction output's value at the tile's rows into its slot (a combine launch's work)."""
+    mask = lowering.mask_text(tile.mask)
+    for name, (buffer, slot) in slots.items():
+        value = lowering.values[name]
+        if value.shape == space.row_shape:
+            positions = tuple(tile.positions[d] for d in space.kept)
+        else:
+            positions = tuple(tile.positions.get(d, "0") for d in range(len(space.shape)))
+        text = lowering.value(name, Index(positions, tile.mask))
+        offset = f"{slot * space.rows} + {tile.row}" if slot else tile.row
+        store = f"tl.store({pointer(buffer)} + {offset}, {text}" + (f", mask={mask})" if mask else ")")
+        lowering.body.statement(store, lowering.body.top)
+
+
+class _StatsReader:
+    """The Reducer of the flat pass: a reduction's outputs are its stored statistics at the row of the
+    index."""
+
+    def __init__(self, space: RowSpace, slots: StatsSlots) -> None:
+        self.space, self.slots = space, slots
+
+    def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]:
+        source = lowering.values[expr.inputs[0]]
+        kept = self.space.kept
+        positions = [index.dims[d] for d in kept] if len(index.dims) == source.rank else list(index.dims)
+        row = lowering.assign(linearize(positions, self.space.row_shape), "row")
+        mask = lowering.mask_text(index.mask)
+        found = {}
+        for name in expr.outputs:
+            buffer, slot = self.slots[name]
+            offset = f"{slot * self.space.rows} + {row}" if slot else row
+            load = f"tl.load({pointer(buffer)} + {offset}" + (f", mask={mask}, other=0)" if mask else ")")
+            found[name] = lowering.assign(load, name.lower())
+        return found
+
+
+def flat_finish_part(
+    group: Group, fusion: Fusion, space: RowSpace, slots: Mapping[str, tuple[str, int]], options: Options
+) -> Part:
+    """The launch writing the group's full-shape outputs by their flat index, the reductions read from
+    the stats buffers."""
+    return flat_part(
+        group, fusion, space.shape, space.full_outputs, options, _StatsReader(space, dict(slots))
+    )
