@@ -1,4 +1,4 @@
-"""Triton code generation: one module per kernel group, launching one kernel (a split reduction two or three).
+"""Triton code generation: one module per kernel group, one launch (a split reduction: two or three).
 
     generate(group, fusion) -> KernelSource
 
