@@ -348,10 +348,14 @@ def quiet_sandbox(tmp_path, monkeypatch):
     ("script", "error", "message", "line"), [case[1:] for case in HOSTILE], ids=[case[0] for case in HOSTILE]
 )
 def test_hostile_scripts_are_refused_where_they_are_written(script, error, message, line, quiet_sandbox):
-    start = time.process_time()  # the CPU time of this process: other work on the machine does not count
+    # The CPU time of this thread, which runs the loader: other work on the machine and other threads of
+    # the process do not count. The slowest case takes 0.3-0.5 s alone; 1.03 s was seen beside another
+    # test worker on a 2-core machine, so the bound leaves room for that and still catches a script that
+    # runs on far past its step limit.
+    start = time.thread_time()
     with pytest.raises(error, match=re.escape(message)) as caught:
         load(script, device="cpu")
-    assert time.process_time() - start < 1.0
+    assert time.thread_time() - start < 2.0
     assert _line_of(caught.value) == line
 
 
