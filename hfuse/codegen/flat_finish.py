@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hfuse.codegen.indexing import linearize
-from hfuse.codegen.kernel import Part, Scratch
+from hfuse.codegen.kernel import Part, Scratch, typed_buffers
 from hfuse.codegen.lower import Index, Lowering, pointer
 from hfuse.codegen.options import Options
 from hfuse.codegen.pointwise import flat_part
-from hfuse.codegen.rows import RowSpace, RowTile
-from hfuse.dtypes import DataType
+from hfuse.codegen.rows import RowSpace, RowTile, kept_positions, row_index
 from hfuse.ir import Expr, Fusion
 from hfuse.segment.model import Group
 
@@ -28,32 +27,18 @@ StatsSlots = dict[str, tuple[str, int]]  # reduction output -> (stats buffer, sl
 def stats_buffers(
     reductions: Sequence[Expr], fusion: Fusion, rows: int
 ) -> tuple[StatsSlots, tuple[Scratch, ...]]:
-    """A slot of `rows` values for each output of each reduction, in one buffer per stored type (reduced
-    floats in float32, as they are computed), laid out [slot, row]."""
-    slots: StatsSlots = {}
-    types: dict[str, DataType] = {}
-    taken: dict[str, int] = {}
-    for expr in reductions:
-        for name in expr.outputs:
-            dtype = fusion.value(name).dtype
-            stored = DataType.Float if dtype.is_reduced_float else dtype
-            buffer = f"stats_{str(stored.torch).removeprefix('torch.')}"
-            types[buffer] = stored
-            slots[name] = (buffer, taken.get(buffer, 0))
-            taken[buffer] = slots[name][1] + 1
-    return slots, tuple(Scratch(name, types[name], taken[name] * rows) for name in types)
+    """A slot of `rows` values for each output of each reduction, in one buffer per stored type, laid out
+    [slot, row]."""
+    names = [name for expr in reductions for name in expr.outputs]
+    places, scratch = typed_buffers("stats", [fusion.value(name).dtype for name in names], rows)
+    return dict(zip(names, places, strict=True)), scratch
 
 
 def store_stats(lowering: Lowering, space: RowSpace, tile: RowTile, slots: StatsSlots) -> None:
     """Stores each reduction output's value at the tile's rows into its slot (a combine launch's work)."""
     mask = lowering.mask_text(tile.mask)
     for name, (buffer, slot) in slots.items():
-        value = lowering.values[name]
-        if value.shape == space.row_shape:
-            positions = tuple(tile.positions[d] for d in space.kept)
-        else:
-            positions = tuple(tile.positions.get(d, "0") for d in range(len(space.shape)))
-        text = lowering.value(name, Index(positions, tile.mask))
+        text = lowering.value(name, row_index(space, tile, lowering.values[name]))
         offset = f"{slot * space.rows} + {tile.row}" if slot else tile.row
         store = f"tl.store({pointer(buffer)} + {offset}, {text}" + (f", mask={mask})" if mask else ")")
         lowering.body.statement(store, lowering.body.top)
@@ -67,9 +52,7 @@ class _StatsReader:
         self.space, self.slots = space, slots
 
     def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]:
-        source = lowering.values[expr.inputs[0]]
-        kept = self.space.kept
-        positions = [index.dims[d] for d in kept] if len(index.dims) == source.rank else list(index.dims)
+        positions = kept_positions(self.space, index, lowering.values[expr.inputs[0]].rank)
         row = lowering.assign(linearize(positions, self.space.row_shape), "row")
         mask = lowering.mask_text(index.mask)
         found = {}

@@ -42,6 +42,23 @@ class Scratch:
     numel: int
 
 
+def typed_buffers(
+    prefix: str, dtypes: Sequence[DataType], per_slot: int
+) -> tuple[list[tuple[str, int]], tuple[Scratch, ...]]:
+    """A slot of `per_slot` elements for each of `dtypes`, in one buffer `<prefix>_<type>` per stored type
+    (reduced floats in float32, as they are computed): each slot's (buffer, index in it), and the buffers."""
+    places: list[tuple[str, int]] = []
+    types: dict[str, DataType] = {}  # buffer -> its type
+    taken: dict[str, int] = {}  # buffer -> slots taken
+    for dtype in dtypes:
+        stored = DataType.Float if dtype.is_reduced_float else dtype
+        name = f"{prefix}_{str(stored.torch).removeprefix('torch.')}"
+        types[name] = stored
+        places.append((name, taken.get(name, 0)))
+        taken[name] = places[-1][1] + 1
+    return places, tuple(Scratch(name, types[name], taken[name] * per_slot) for name in types)
+
+
 @dataclass(frozen=True, slots=True)
 class Launch:
     """One `@triton.jit` kernel of a module: its parts and the names of the arguments it takes, in order

@@ -15,7 +15,7 @@ from hfuse.codegen.lower import Index, Lowering, describe
 from hfuse.codegen.pointwise import planned_space
 from hfuse.codegen.probe import load_axes
 from hfuse.errors import UnsupportedError
-from hfuse.ir import Fusion
+from hfuse.ir import Fusion, Value
 from hfuse.ops import op_def
 from hfuse.segment.model import Group, IterSpace
 
@@ -129,14 +129,23 @@ def tile_rows(body: Body, first: str | None, tile: int, space: RowSpace) -> RowT
     return RowTile(row, mask, positions)
 
 
+def row_index(space: RowSpace, tile: RowTile, value: Value) -> Index:
+    """The tile's rows as an index of `value`, a value per row (of the kept dims, or keeping the reduced
+    dims as 1)."""
+    if value.shape == space.row_shape:
+        return Index(tuple(tile.positions[d] for d in space.kept), tile.mask)
+    return Index(tuple(tile.positions.get(d, "0") for d in range(len(space.shape))), tile.mask)
+
+
+def kept_positions(space: RowSpace, index: Index, rank: int) -> list[str]:
+    """The positions of the kept dims in `index`: an index of a reduction's input (of `rank` dims) or
+    of its rows."""
+    return [index.dims[d] for d in space.kept] if len(index.dims) == rank else list(index.dims)
+
+
 def store_row_outputs(lowering: Lowering, space: RowSpace, tile: RowTile) -> None:
     for name in space.row_outputs:
-        value = lowering.values[name]
-        if value.shape == space.row_shape:
-            positions = tuple(tile.positions[d] for d in space.kept)
-        else:
-            positions = tuple(tile.positions.get(d, "0") for d in range(len(space.shape)))
-        lowering.store(name, Index(positions, tile.mask), spread=tile.row)
+        lowering.store(name, row_index(space, tile, lowering.values[name]), spread=tile.row)
 
 
 def _is_outer(group: Group, fusion: Fusion, shape: tuple[int, ...], dims: tuple[int, ...]) -> bool:

@@ -35,7 +35,7 @@ from hfuse.codegen.code import Body
 from hfuse.codegen.emit import convert
 from hfuse.codegen.flat_finish import StatsSlots, flat_finish_part, stats_buffers, store_stats
 from hfuse.codegen.indexing import linearize, term
-from hfuse.codegen.kernel import INT32_LIMIT, Launch, Part, Scratch, cdiv, next_power_of_2
+from hfuse.codegen.kernel import INT32_LIMIT, Launch, Part, Scratch, cdiv, next_power_of_2, typed_buffers
 from hfuse.codegen.lower import Index, Lowering, describe, pointer
 from hfuse.codegen.options import Options
 from hfuse.codegen.reduction import (
@@ -56,6 +56,7 @@ from hfuse.codegen.reduction import (
 from hfuse.codegen.rows import (
     RowSpace,
     RowTile,
+    kept_positions,
     row_space,
     rows_aligned,
     store_row_outputs,
@@ -232,19 +233,10 @@ def partials_buffers(
     reductions: Sequence[Expr], values: dict[str, Value], per_slot: int
 ) -> tuple[Slots, tuple[Scratch, ...]]:
     """One buffer per type, laid out [slot, row, part]: a slot per partial value of each reduction."""
-    slots: Slots = {}
-    types: dict[str, DataType] = {}  # buffer -> its type
-    taken: dict[str, int] = {}  # buffer -> slots taken
-    for expr in reductions:
-        found = []
-        for dtype in partial_types(expr, values):
-            stored = DataType.Float if dtype.is_reduced_float else dtype  # as computed, in fp32
-            name = f"partials_{str(stored.torch).removeprefix('torch.')}"
-            types[name] = stored
-            found.append((name, taken.get(name, 0)))
-            taken[name] = found[-1][1] + 1
-        slots[expr] = tuple(found)
-    return slots, tuple(Scratch(name, types[name], taken[name] * per_slot) for name in types)
+    types = [dtype for expr in reductions for dtype in partial_types(expr, values)]
+    places, scratch = typed_buffers("partials", types, per_slot)
+    found = iter(places)
+    return {expr: tuple(next(found) for _ in partial_types(expr, values)) for expr in reductions}, scratch
 
 
 def partial_offset(slot: int, rows: int, parts: int, row: str, part: str, part_major: bool = False) -> str:
@@ -467,11 +459,11 @@ class PartialsMerger:
 
     def _load_parts(self, lowering: Lowering, expr: Expr, index: Index, hints: Sequence[str]) -> list[str]:
         """The [ROWS, PARTS] partials of `expr` at the rows `index` is at (0 past the last part)."""
-        source = lowering.values[expr.inputs[0]]
-        kept = self.space.kept
-        positions = [index.dims[d] for d in kept] if len(index.dims) == source.rank else list(index.dims)
+        positions = kept_positions(self.space, index, lowering.values[expr.inputs[0]].rank)
         row = self.tile.row
-        if positions != [self.tile.positions[d] for d in kept]:  # used at other rows than the tile's
+        if positions != [
+            self.tile.positions[d] for d in self.space.kept
+        ]:  # used at other rows than the tile's
             row = lowering.assign(linearize(positions, self.space.row_shape), "row")
         mask = lowering.mask_text(index.mask | self.part_mask)
         loaded = []
