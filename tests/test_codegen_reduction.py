@@ -818,10 +818,10 @@ def test_a_mean_keeps_its_digits_when_a_row_starts_with_an_outlier(form):
     torch.testing.assert_close(var.double(), exact.var(1, correction=0), rtol=1e-5, atol=0)
 
 
-def _column_sums(streams: int, cols: int = 16, dtype: DataType = F32):
-    """sum(x0 * x1 * ..., dim=0) of `streams` [40, cols] row-major inputs: an outer reduction."""
+def _column_sums(streams: int, cols: int = 16, dtype: DataType = F32, rows: int = 40):
+    """sum(x0 * x1 * ..., dim=0) of `streams` [rows, cols] row-major inputs: an outer reduction."""
     b = FusionBuilder()
-    inputs = [b.define_tensor([40, cols], dtype) for _ in range(streams)]
+    inputs = [b.define_tensor([rows, cols], dtype) for _ in range(streams)]
     product = inputs[0]
     for x in inputs[1:]:
         (product,) = b.add(Op.MUL, [product, x])
@@ -873,6 +873,78 @@ def test_an_outer_reduction_pipelines_its_loop_only_over_rows_at_multiples_of_16
     options = dataclasses.replace(options, outer_stages_min_cols=40)
     assert ("num_stages=" in generate(group, fusion, options).source) == pipelined
     check(fusion, [group], options=options, reduction_size=40)
+
+
+# tiles of 16 elements in about 64 programs for a first launch over rows off 16-byte boundaries
+MISALIGNED = dataclasses.replace(SPLIT, outer_tile=64, misaligned_outer_tile=16, misaligned_outer_programs=64)
+MISALIGNED_SPLITS = {
+    # name: (fusion, kind, whether its full-shape outputs are written in a third, flat launch)
+    "column_sums_of_rows_of_15_fp32": (lambda: _column_sums(1, 15, F32, rows=300), REDUCTION, False),
+    "column_sums_of_rows_of_12_bf16": (lambda: _column_sums(1, 12, BF16, rows=300), REDUCTION, False),
+    "column_normalize_bf16": (lambda: _column_normalize(BF16, rows=300, cols=13), NORMALIZATION, True),
+    "column_softmax": (lambda: _column_softmax(F32, rows=300, cols=7), NORMALIZATION, True),
+    "middle_dim_centering": (lambda: _middle_dim_centering(BF16, shape=(2, 300, 5)), NORMALIZATION, True),
+}
+
+
+@pytest.mark.parametrize(("build", "kind", "flat"), MISALIGNED_SPLITS.values(), ids=MISALIGNED_SPLITS.keys())
+def test_an_outer_split_over_rows_off_16_bytes_reads_small_tiles_in_more_programs(build, kind, flat):
+    """Scalar loads: many small programs keep more of them in flight on the GPU than a few large ones. The
+    first launch takes tiles of misaligned_outer_tile elements and aims for misaligned_outer_programs
+    programs, in shorter parts; the values are the same."""
+    fusion = build()
+    group = whole_group(fusion, kind)
+    options = dataclasses.replace(
+        MISALIGNED, flat_finish_min_elements=1 if flat else MISALIGNED.flat_finish_min_elements
+    )
+    kernel = generate(group, fusion, options)
+    before = generate(group, fusion, dataclasses.replace(options, misaligned_outer_tile=0))
+    first, first_before = kernel.config["parts"][0], before.config["parts"][0]
+    assert first["ROWS"] * first["COLS"] <= 16 < first_before["ROWS"] * first_before["COLS"]
+    assert kernel.config["split"]["parts"] > before.config["split"]["parts"]
+    assert kernel.launches == before.launches == (3 if flat else 2)
+    check(fusion, [group], options=options, reduction_size=300)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [lambda: _column_sums(1, 16, F32, rows=300), lambda: _column_normalize(BF16, rows=300, cols=13)],
+    ids=["aligned_rows", "full_shape_outputs_written_per_part"],
+)
+def test_aligned_rows_and_a_second_launch_in_the_first_ones_tiles_keep_the_outer_tiles(build):
+    """Rows at multiples of 16 bytes take vector loads; a second launch that writes the full-shape outputs
+    part by part reads the rows again in the first launch's tiles, where small ones were slower on the
+    GPU: both keep outer_tile and split_programs."""
+    fusion = build()
+    group = whole_group(fusion, REDUCTION if len(fusion.exprs) == 1 else NORMALIZATION)
+    kernel = generate(group, fusion, MISALIGNED)
+    assert (
+        kernel.source
+        == generate(group, fusion, dataclasses.replace(MISALIGNED, misaligned_outer_tile=0)).source
+    )
+    assert kernel.config["parts"][0]["ROWS"] * kernel.config["parts"][0]["COLS"] == 64
+
+
+@pytest.mark.parametrize(("cols", "tile", "parts"), [(4095, [64, 16], 32), (4096, [64, 64], 8)])
+def test_a_large_column_centering_at_an_odd_width_splits_into_small_tiles_by_default(cols, tile, parts):
+    fusion = _column_normalize(BF16, rows=16384, cols=cols)
+    kernel = generate(whole_group(fusion, NORMALIZATION), fusion, Options())
+    first = kernel.config["parts"][0]
+    assert [first["ROWS"], first["COLS"]] == tile and kernel.config["split"]["parts"] == parts
+
+
+def test_a_column_normalization_with_a_flat_last_launch_splits_with_more_tiles_of_rows():
+    """In one launch a program reads its tile's rows twice: a normalization whose outputs a flat third launch
+    would write splits below flat_split_below_programs tiles of rows, more than split_below_programs."""
+    fusion = _column_normalize(F32, rows=120, cols=520)  # 9 tiles of 64 rows
+    group = whole_group(fusion, NORMALIZATION)
+    flat = dataclasses.replace(SPLIT, flat_finish_min_elements=1, flat_split_below_programs=16)
+    assert generate(group, fusion, flat).launches == 3
+    assert generate(group, fusion, dataclasses.replace(flat, flat_split_below_programs=9)).launches == 1
+    assert generate(group, fusion, dataclasses.replace(flat, flat_finish_min_elements=10**6)).launches == 1
+    check(fusion, [group], options=flat, reduction_size=120)
+    wide = _column_normalize(BF16, rows=8192, cols=30528)  # 477 tiles: three launches by default
+    assert generate(whole_group(wide, NORMALIZATION), wide, Options()).launches == 3
 
 
 def test_a_long_inner_row_pipelines_its_loop_when_inner_stages_asks():

@@ -48,6 +48,24 @@ class Options:
     # [16384, 4095] fp32 493.1 -> 348.4, of [4099, 5003] bf16 67.6 -> 60.5, a batch norm over [32768, 1024]
     # fp32 136.3 -> 129.4; at [2048, 4096] bf16 (8M elements) 15.6 -> 16.6, so smaller ones keep two.
     flat_finish_min_elements: int = 1 << 24
+    # ... and such a normalization splits below this many tiles of rows, not `split_below_programs`: its
+    # one launch reads each tile's rows twice in one program. H200 device us, one launch -> three: column
+    # centering of [8192, 30528] bf16 389.7 -> 357.9, of [2048, 50257] bf16 351.7 -> 225.8, of [4096,
+    # 20001] fp32 432.5 -> 264.4; a batch norm over [8192, 20001] bf16 772.7 -> 594.4; x / max(|x|, 0)
+    # of [8192, 32000] bf16 406.5 -> 375.5; [4096, 20000] fp32 267.2 -> 265.5.
+    flat_split_below_programs: int = 1024
+    # The first launch of an outer split over rows off 16-byte boundaries (`rows.rows_aligned`: no vector
+    # loads, no software pipeline) reads tiles of `misaligned_outer_tile` elements ([64, 16]) in about
+    # `misaligned_outer_programs` programs: many small programs keep more scalar loads in flight than 512 of
+    # [64, 64]. H200 device us, before -> after: column centering of [16384, 4095] bf16 313.3 -> 135.6 and
+    # fp32 353.8 -> 204.4, of [32768, 1537] bf16 342.3 -> 105.2, of [4099, 5003] fp32 90.4 -> 72.8; a
+    # middle-dim centering of [8, 2048, 2047] bf16 132.9 -> 73.4; column sums of [12289, 3001] bf16 61.3
+    # -> 33.5, [8191, 12289] bf16 138.3 -> 91.3, [16384, 4095] fp32 114.6 -> 91.5, [32768, 1537] fp32
+    # 66.8 -> 70.9 (the one slower case). Aligned rows were slower so (bias gradients 38.9 -> 44.1), and so
+    # was a split whose second launch writes full-shape outputs in the first's tiles (batch norm over
+    # [16383, 1023] bf16 55.3 -> 104.4): both keep the defaults. 0: no such rule.
+    misaligned_outer_tile: int = 1024
+    misaligned_outer_programs: int = 2048
     # Fewest reduced elements in one part of a row. A few rows then split into parts of one column block
     # each, so a program waits on one block's loads, not on a loop of them (H200 device us, 4096 -> 1024:
     # softmax over [8, 50257] bf16 8.5 -> 4.1, log-softmax over [1, 128256] 4.7 -> 3.3, cross-entropy over

@@ -87,19 +87,26 @@ class SplitKernels:
 
 
 def choose_split(
-    row_programs: int, cols: int, block: int, options: Options, outer: bool = False
+    row_programs: int,
+    cols: int,
+    block: int,
+    options: Options,
+    outer: bool = False,
+    programs: int = 0,
+    below: int = 0,
 ) -> Split | None:
-    """Parts enough for about `split_programs` programs in all, each of at least `split_min_part`
-    columns (`split_min_part_outer` for an outer reduction), made of whole column blocks; None when
-    the rows fill the GPU or are short."""
+    """Parts enough for about `programs` (else `split_programs`) programs in all, each of at least
+    `split_min_part` columns (`split_min_part_outer` for an outer reduction), made of whole column blocks;
+    None when the rows fill the GPU (`below`, else `split_below_programs`, tiles of rows or more) or are
+    short."""
     min_cols, min_part = (
         (options.split_min_cols_outer, options.split_min_part_outer)
         if outer
         else (options.split_min_cols, options.split_min_part)
     )
-    if not row_programs or row_programs >= options.split_below_programs or cols < min_cols:
+    if not row_programs or row_programs >= (below or options.split_below_programs) or cols < min_cols:
         return None
-    parts = max(1, min(cdiv(options.split_programs, row_programs), cols // min_part))
+    parts = max(1, min(cdiv(programs or options.split_programs, row_programs), cols // min_part))
     length = cdiv(cdiv(cols, parts), block) * block
     parts = cdiv(cols, length)
     return Split(parts, length) if parts > 1 else None
@@ -119,18 +126,30 @@ def split_reduction(
         return None  # the online pair computes in float32
     # the first launch always loops over its part's column blocks
     streams = streamed_inputs(group, fusion)
+    aligned = rows_aligned(fusion, streams)
     layout = choose_layout(
         space.rows,
         space.cols,
         space.outer,
         dataclasses.replace(options, persistent_max_cols=0),
         streams=len(streams),
-        aligned=rows_aligned(fusion, streams),
+        aligned=aligned,
     )
     streaming = options.split_streaming and not pairs and reads_once(group, space)
     if streaming:
         layout = _streaming(layout, options)
-    split = choose_split(cdiv(space.rows, layout.rows), space.cols, layout.cols, options, space.outer)
+    flat = (
+        space.outer
+        and bool(space.full_outputs)
+        and math.prod(space.shape) >= options.flat_finish_min_elements
+    )
+    programs = options.split_programs
+    below = options.flat_split_below_programs if flat else options.split_below_programs
+    if space.outer and not aligned and (flat or not space.full_outputs) and options.misaligned_outer_tile:
+        layout, programs = _scalar_loads(layout, options)
+    split = choose_split(
+        cdiv(space.rows, layout.rows), space.cols, layout.cols, options, space.outer, programs, below
+    )
     if split is None:
         return None
     slots, scratch = partials_buffers(reductions, fusion.value_map, space.rows * split.parts)
@@ -141,7 +160,7 @@ def split_reduction(
     first = _partials_part(group, fusion, space, layout, split, slots, reductions, wide, first_loads, evict)
     partials = " and ".join(s.name for s in scratch)
     names: tuple[str, ...] = (f"{group.name}_partials", group.name)
-    if space.full_outputs and space.outer and math.prod(space.shape) >= options.flat_finish_min_elements:
+    if flat:
         stats, stats_scratch = stats_buffers(reductions, fusion, space.rows)
         scratch = (*scratch, *stats_scratch)
         second = combine_part(group, fusion, space, split, slots, options, wide, stats)
@@ -178,6 +197,13 @@ def _streaming(layout: Layout, options: Options) -> Layout:
     if layout.outer:
         return layout
     return dataclasses.replace(layout, cols=min(layout.cols, options.split_stream_cols))
+
+
+def _scalar_loads(layout: Layout, options: Options) -> tuple[Layout, int]:
+    """The first launch's tiles and programs when it reads rows off 16-byte boundaries and no later launch
+    reads them in its tiles (`Options.misaligned_outer_tile`)."""
+    cols = max(1, min(layout.cols, options.misaligned_outer_tile // layout.rows))
+    return dataclasses.replace(layout, cols=cols), options.misaligned_outer_programs
 
 
 def launches_in_order(

@@ -93,7 +93,11 @@ def test_seed_at_nanogpt_shape_is_one_kernel_and_reports_bandwidth():
     assert profile.kernel_profiles[0].compile_time_ms > 0
 
 
-SPLIT_SUMS = {"full_sum_4096x4096": ((4096, 4096), (0, 1)), "row_sums_8x4M": ((8, 1 << 22), (1,))}
+SPLIT_SUMS = {
+    "full_sum_4096x4096": ((4096, 4096), (0, 1)),
+    "row_sums_8x4M": ((8, 1 << 22), (1,)),
+    "column_sums_12289x3001": ((12289, 3001), (0,)),  # rows off 16-byte boundaries: small tiles
+}
 
 
 @pytest.mark.parametrize("shape, dims", SPLIT_SUMS.values(), ids=SPLIT_SUMS.keys())
@@ -134,11 +138,14 @@ def _column_softmax(b, x, dims):
     return [b.add(Op.DIV, [e, total])[0]]
 
 
-# rows of 4095 fp32 and 2049 bf16 start off 16-byte boundaries
+# rows of 4095 fp32, 2049 and 30522 bf16 start off 16-byte boundaries; 30522 and 20000 columns make more
+# tiles of rows than split_below_programs
 FLAT_FINISHES = {
     "center_4099x4095_fp32": (_column_center, (4099, 4095), DataType.Float),
     "batch_norm_8192x2049_bf16": (_column_batch_norm, (8192, 2049), DataType.BFloat16),
     "softmax_4096x4097_fp32": (_column_softmax, (4096, 4097), DataType.Float),
+    "center_2048x30522_bf16": (_column_center, (2048, 30522), DataType.BFloat16),
+    "batch_norm_2048x20000_fp32": (_column_batch_norm, (2048, 20000), DataType.Float),
 }
 
 
