@@ -2,7 +2,7 @@
 `bench/results/2026-12-04-NVIDIA-H200-column-sweeps.txt`, as fusion scripts, and hfuse against
 torch.compile on any script (GPU only for `compare`):
 
-    python3 bench/column_cases.py write DIR          # DIR/colnorm, DIR/odd, DIR/rowred
+    python3 bench/column_cases.py write DIR          # DIR/colnorm, odd, odd2, odd3, wide, rowred
     PYTHONPATH=. python3 bench/column_cases.py compare SCRIPT ...
     PYTHONPATH=. python3 bench/sweep_options.py --try flat_finish_min_elements=1 DIR/odd/*.py
 
@@ -98,6 +98,7 @@ def cases() -> dict[str, str]:
             for center in (True, False):
                 name = f"{'center' if center else 'colsum'}_{TAGS[dtype]}_{shape[0]}x{shape[1]}"
                 found[f"odd/{name}.py"] = _odd_width(shape, dtype, center)
+    found.update(_misaligned_cases())
     rows = {
         "lse_fp32_2048x65536": ([2048, 65536], "Float", _logsumexp([2048, 65536])),
         "lse_bf16_4096x152064": ([4096, 152064], "BFloat16", _logsumexp([4096, 152064])),
@@ -114,6 +115,61 @@ def cases() -> dict[str, str]:
     }
     for name, (shape, dtype, body) in rows.items():
         found[f"rowred/{name}.py"] = _script(shape, dtype, body, "y")
+    return found
+
+
+def _misaligned_cases() -> dict[str, str]:
+    """The scripts that chose the tiles over rows off 16-byte boundaries (`odd2`, `odd3`) and the split of
+    column normalizations with many tiles of rows (`wide`), at shapes not tuned on before."""
+    found = {}
+    normalizations = {
+        "odd2/batchnorm_fp32_8191x2047": ([8191, 2047], "Float", _batch_norm([8191, 2047])),
+        "odd2/batchnorm_bf16_16383x1023": ([16383, 1023], "BFloat16", _batch_norm([16383, 1023])),
+        "odd2/colmax_bf16_8192x8191": ([8192, 8191], "BFloat16", _column_max_scale([8192, 8191])),
+        "odd2/middle_center_bf16_8x2048x2047": ([8, 2048, 2047], "BFloat16", _center([8, 2048, 2047], 1)),
+        "odd2/center_bf16_32768x1537": ([32768, 1537], "BFloat16", _center([32768, 1537], 0)),
+        "wide/batchnorm_fp32_4096x32768": ([4096, 32768], "Float", _batch_norm([4096, 32768])),
+        "wide/batchnorm_bf16_8192x20001": ([8192, 20001], "BFloat16", _batch_norm([8192, 20001])),
+        "wide/colmax_bf16_8192x32000": ([8192, 32000], "BFloat16", _column_max_scale([8192, 32000])),
+        "wide/middle_center_bf16_4x1024x24576": (
+            [4, 1024, 24576],
+            "BFloat16",
+            _center([4, 1024, 24576], 1),
+        ),
+    }
+    for name, (shape, dtype, body) in normalizations.items():
+        found[f"{name}.py"] = _script(shape, dtype, body, f"fd.ops.cast(y, dtype=DataType.{dtype})")
+    sums = [
+        ("odd2", [8191, 12289], "BFloat16"),
+        ("odd2", [8191, 12289], "Float"),
+        ("odd2", [32768, 1537], "BFloat16"),
+        ("odd2", [32768, 1537], "Float"),
+        ("odd3", [4096, 50257], "BFloat16"),
+        ("odd3", [8192, 30522], "Float"),
+        ("odd3", [2048, 30522], "BFloat16"),
+        ("odd3", [512, 4095], "BFloat16"),
+        ("odd3", [2048, 1023], "Float"),
+        ("odd3", [1024, 5003], "Float"),
+    ]
+    for folder, shape, dtype in sums:
+        found[f"{folder}/colsum_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = _odd_width(shape, dtype, False)
+    centers = [
+        ("odd3", [8192, 30522], "BFloat16"),
+        ("odd3", [4096, 20001], "Float"),
+        *(
+            ("wide", shape, dtype)
+            for shape, dtype in (
+                ([8192, 30522], "BFloat16"),
+                ([8192, 30528], "BFloat16"),
+                ([4096, 20000], "Float"),
+                ([4096, 20001], "Float"),
+                ([8192, 24576], "BFloat16"),
+                ([2048, 50257], "BFloat16"),
+            )
+        ),
+    ]
+    for folder, shape, dtype in centers:
+        found[f"{folder}/center_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = _odd_width(shape, dtype, True)
     return found
 
 

@@ -242,6 +242,10 @@ def permuted_add(a_permuted, b) -> list[torch.Tensor]:
     return [a_permuted + b]
 
 
+def odd_bias_grad(x) -> list[torch.Tensor]:
+    return [x.float().sum(dim=0)]
+
+
 def odd_pointwise(x, y) -> list[torch.Tensor]:
     return [_bf16(x.float() * torch.sigmoid(y.float()))]
 
@@ -306,6 +310,7 @@ EXTENDED_BASELINES: dict[str, Baseline] = {
     "log_softmax_vocab": log_softmax_vocab,
     "mean_all_fp32": mean_all_fp32,
     "middle_sum": middle_sum,
+    "odd_bias_grad": odd_bias_grad,
     "odd_pointwise": odd_pointwise,
     "odd_row_logsumexp": odd_row_logsumexp,
     "permuted_add": permuted_add,
