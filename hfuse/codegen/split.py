@@ -213,15 +213,17 @@ def launches_in_order(
     written_later: Sequence[str],
     scratch: Sequence[Scratch],
 ) -> tuple[Launch, ...]:
-    """A module's launches, each taking the arguments its part reads and every scratch buffer; the first
-    is not given the outputs the later ones write (`written_later`)."""
+    """A module's launches, each taking the arguments and scratch buffers its part reads or writes; the
+    first is not given the outputs the later ones write (`written_later`)."""
     names_of_args = [v.name for v in args]
-    tensors = {v.name for v in args if v.is_tensor}
-    buffers = tuple(s.name for s in scratch)
+    tensors = {v.name for v in args if v.is_tensor} | {s.name for s in scratch}
+    buffers = [s.name for s in scratch]
     first_args = [n for n in names_of_args if n not in written_later]
     return tuple(
         Launch(
-            name, (part,), (*used_arguments(first_args if i == 0 else names_of_args, part, tensors), *buffers)
+            name,
+            (part,),
+            used_arguments([*(first_args if i == 0 else names_of_args), *buffers], part, tensors),
         )
         for i, (name, part) in enumerate(zip(names, parts, strict=True))
     )
