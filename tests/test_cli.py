@@ -188,7 +188,7 @@ def test_examples_lists_the_extended_suite(capsys, subset, shape):
     code, out, _ = run_cli(capsys, "examples", "--subset", subset)
     assert code == 0
     assert f"Bias gradient (bf16 -> fp32): sum(x.float(), dim=0) of a {shape} bf16 gradient" in out
-    assert f"22 {subset} examples" in out
+    assert f"23 {subset} examples" in out
 
 
 def _kernel(name: str, time_ms: float | None, launches: bool = True) -> KernelProfile:

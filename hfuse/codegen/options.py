@@ -60,10 +60,11 @@ class Options:
     # [64, 64]. H200 device us, before -> after: column centering of [16384, 4095] bf16 313.3 -> 135.6 and
     # fp32 353.8 -> 204.4, of [32768, 1537] bf16 342.3 -> 105.2, of [4099, 5003] fp32 90.4 -> 72.8; a
     # middle-dim centering of [8, 2048, 2047] bf16 132.9 -> 73.4; column sums of [12289, 3001] bf16 61.3
-    # -> 33.5, [8191, 12289] bf16 138.3 -> 91.3, [16384, 4095] fp32 114.6 -> 91.5, [32768, 1537] fp32
-    # 66.8 -> 70.9 (the one slower case). Aligned rows were slower so (bias gradients 38.9 -> 44.1), and so
-    # was a split whose second launch writes full-shape outputs in the first's tiles (batch norm over
-    # [16383, 1023] bf16 55.3 -> 104.4): both keep the defaults. 0: no such rule.
+    # -> 33.5, [8191, 12289] bf16 138.3 -> 91.3, [16384, 4095] fp32 114.6 -> 91.5; slower: column sums of
+    # [32768, 1537] fp32 66.8 -> 70.9 and [8191, 12289] fp32 136.0 -> 137.9. Aligned rows were slower so
+    # (bias gradients 38.9 -> 44.1), and so was a split whose second launch writes full-shape outputs in
+    # the first's tiles (batch norm over [16383, 1023] bf16 55.3 -> 104.4): both keep the defaults.
+    # 0: no such rule.
     misaligned_outer_tile: int = 1024
     misaligned_outer_programs: int = 2048
     # Fewest reduced elements in one part of a row. A few rows then split into parts of one column block
