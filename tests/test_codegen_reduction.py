@@ -903,6 +903,7 @@ def test_an_outer_split_over_rows_off_16_bytes_reads_small_tiles_in_more_program
     assert first["ROWS"] * first["COLS"] <= 16 < first_before["ROWS"] * first_before["COLS"]
     assert kernel.config["split"]["parts"] > before.config["split"]["parts"]
     assert kernel.launches == before.launches == (3 if flat else 2)
+    assert "16-byte boundaries" in kernel.source and "16-byte boundaries" not in before.source
     check(fusion, [group], options=options, reduction_size=300)
 
 
@@ -940,7 +941,8 @@ def test_a_column_normalization_with_a_flat_last_launch_splits_with_more_tiles_o
     fusion = _column_normalize(F32, rows=120, cols=520)  # 9 tiles of 64 rows
     group = whole_group(fusion, NORMALIZATION)
     flat = dataclasses.replace(SPLIT, flat_finish_min_elements=1, flat_split_below_programs=16)
-    assert generate(group, fusion, flat).launches == 3
+    kernel = generate(group, fusion, flat)
+    assert kernel.launches == 3 and "one launch would read each tile of rows twice" in kernel.source
     assert generate(group, fusion, dataclasses.replace(flat, flat_split_below_programs=9)).launches == 1
     assert generate(group, fusion, dataclasses.replace(flat, flat_finish_min_elements=10**6)).launches == 1
     check(fusion, [group], options=flat, reduction_size=120)

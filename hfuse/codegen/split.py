@@ -145,11 +145,13 @@ def split_reduction(
     )
     programs = options.split_programs
     below = options.flat_split_below_programs if flat else options.split_below_programs
-    if space.outer and not aligned and (flat or not space.full_outputs) and options.misaligned_outer_tile:
-        layout, programs = _scalar_loads(layout, options)
-    split = choose_split(
-        cdiv(space.rows, layout.rows), space.cols, layout.cols, options, space.outer, programs, below
+    scalar = (
+        space.outer and not aligned and (flat or not space.full_outputs) and options.misaligned_outer_tile
     )
+    if scalar:
+        layout, programs = _scalar_loads(layout, options)
+    tiles = cdiv(space.rows, layout.rows)
+    split = choose_split(tiles, space.cols, layout.cols, options, space.outer, programs, below)
     if split is None:
         return None
     slots, scratch = partials_buffers(reductions, fusion.value_map, space.rows * split.parts)
@@ -178,11 +180,22 @@ def split_reduction(
         parts = (first, combine_part(group, fusion, space, split, slots, options, wide))
         finish = "combines the partials of each row and writes the outputs"
     launches = launches_in_order(names, parts, args, group.outputs, scratch)
+    why = (
+        "the rows are too few to fill the GPU"
+        if tiles < options.split_below_programs
+        else "one launch would read each tile of rows twice"
+    )
+    misaligned = (
+        f" The inputs' rows start off 16-byte boundaries (no vector loads): the first launch reads "
+        f"[{layout.rows}, {layout.cols}] tiles in about {programs} programs, to keep more loads in flight."
+        if scalar
+        else ""
+    )
     summary = textwrap.fill(
-        f"A split reduction in {split.parts} parts: the rows are too few to fill the GPU, so "
+        f"A split reduction in {split.parts} parts: {why}, so "
         f"{names[0]} ({_programs(first)}) reduces each row's {space.cols} columns in "
         f"{split.parts} parts of {split.length} into {partials}, then {names[1]} "
-        f"({_programs(parts[1])}) {finish}.",
+        f"({_programs(parts[1])}) {finish}.{misaligned}",
         width=100,
     )
     return SplitKernels(
