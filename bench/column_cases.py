@@ -1,10 +1,10 @@
 """The column normalizations, odd-width column reductions and long-row reductions of
-`bench/results/2026-12-04-NVIDIA-H200-column-sweeps.txt`, as fusion scripts, and hfuse against
-torch.compile on any script (GPU only for `compare`):
+`bench/results/2026-12-04-NVIDIA-H200-column-sweeps.txt` and `...-misaligned-sweeps.txt`, as fusion
+scripts, and hfuse against torch.compile on any script (GPU only for `compare`):
 
     python3 bench/column_cases.py write DIR          # DIR/colnorm, odd, odd2, odd3, wide, rowred
     PYTHONPATH=. python3 bench/column_cases.py compare SCRIPT ...
-    PYTHONPATH=. python3 bench/sweep_options.py --try flat_finish_min_elements=1 DIR/odd/*.py
+    PYTHONPATH=. python3 bench/sweep_options.py --try misaligned_outer_tile=0 DIR/odd2/*.py
 
 `compare` prints, per script, the device time of one call (its kernels' durations from torch.profiler,
 L2 flushed, the median of 10) of hfuse and of torch.compile (dynamic=False) of hfuse's reference of the
