@@ -145,8 +145,9 @@ def split_reduction(
     )
     programs = options.split_programs
     below = options.flat_split_below_programs if flat else options.split_below_programs
+    # scalar loads where no later launch reads the rows in the first one's tiles
     scalar = (
-        space.outer and not aligned and (flat or not space.full_outputs) and options.misaligned_outer_tile
+        space.outer and not aligned and (flat or not space.full_outputs) and options.misaligned_outer_tile > 0
     )
     if scalar:
         layout, programs = _scalar_loads(layout, options)
@@ -185,7 +186,7 @@ def split_reduction(
         if tiles < options.split_below_programs
         else "one launch would read each tile of rows twice"
     )
-    misaligned = (
+    scalar_note = (
         f" The inputs' rows start off 16-byte boundaries (no vector loads): the first launch reads "
         f"[{layout.rows}, {layout.cols}] tiles in about {programs} programs, to keep more loads in flight."
         if scalar
@@ -195,7 +196,7 @@ def split_reduction(
         f"A split reduction in {split.parts} parts: {why}, so "
         f"{names[0]} ({_programs(first)}) reduces each row's {space.cols} columns in "
         f"{split.parts} parts of {split.length} into {partials}, then {names[1]} "
-        f"({_programs(parts[1])}) {finish}.{misaligned}",
+        f"({_programs(parts[1])}) {finish}.{scalar_note}",
         width=100,
     )
     return SplitKernels(
