@@ -134,11 +134,23 @@ def test_an_error_is_marked_at_its_line_with_a_did_you_mean(app_url, page):
     assert frame.locator(".hfuse-error-line").count() == 0
 
 
+def open_builder(page) -> None:
+    """Opens the builder. One run of the whole suite saw the first click leave it closed for a minute (not
+    seen again alone or under CPU load): while the expander is still closed after a settle, it is clicked
+    again."""
+    expander = page.locator(MAIN).locator("[data-testid='stExpander'] details", has_text="Build op by op")
+    for _ in range(3):
+        if expander.get_attribute("open") is not None:
+            break
+        page.locator(MAIN).get_by_text("Build op by op").click()
+        settle(page)
+    page.locator(MAIN).get_by_role("button", name="Add input tensor").wait_for()
+
+
 def test_the_builder_stays_open_while_its_steps_rewrite_the_text(app_url, page):
     page.goto(app_url)
     settle(page)
-    page.locator(MAIN).get_by_text("Build op by op").click()
-    settle(page)
+    open_builder(page)
     for step in ("Add input tensor", "Add input tensor", "Add add"):
         page.locator(MAIN).get_by_role("button", name=step).click()
         settle(page)
