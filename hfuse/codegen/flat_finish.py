@@ -39,9 +39,14 @@ def store_stats(lowering: Lowering, space: RowSpace, tile: RowTile, slots: Stats
     mask = lowering.mask_text(tile.mask)
     for name, (buffer, slot) in slots.items():
         text = lowering.value(name, row_index(space, tile, lowering.values[name]))
-        offset = f"{slot * space.rows} + {tile.row}" if slot else tile.row
+        offset = _offset(slot, space.rows, tile.row)
         store = f"tl.store({pointer(buffer)} + {offset}, {text}" + (f", mask={mask})" if mask else ")")
         lowering.body.statement(store, lowering.body.top)
+
+
+def _offset(slot: int, rows: int, row: str) -> str:
+    """Where a row's value in `slot` lies in its stats buffer, laid out [slot, row]."""
+    return f"{slot * rows} + {row}" if slot else row
 
 
 class _StatsReader:
@@ -58,7 +63,7 @@ class _StatsReader:
         found = {}
         for name in expr.outputs:
             buffer, slot = self.slots[name]
-            offset = f"{slot * self.space.rows} + {row}" if slot else row
+            offset = _offset(slot, self.space.rows, row)
             load = f"tl.load({pointer(buffer)} + {offset}" + (f", mask={mask}, other=0)" if mask else ")")
             found[name] = lowering.assign(load, name.lower())
         return found

@@ -503,9 +503,7 @@ class PartialsMerger:
         """The [ROWS, PARTS] partials of `expr` at the rows `index` is at (0 past the last part)."""
         positions = kept_positions(self.space, index, lowering.values[expr.inputs[0]].rank)
         row = self.tile.row
-        if positions != [
-            self.tile.positions[d] for d in self.space.kept
-        ]:  # used at other rows than the tile's
+        if positions != [self.tile.positions[d] for d in self.space.kept]:  # at other rows than the tile's
             row = lowering.assign(linearize(positions, self.space.row_shape), "row")
         mask = lowering.mask_text(index.mask | self.part_mask)
         loaded = []
