@@ -1,8 +1,9 @@
 """The column normalizations, odd-width column reductions and long-row reductions of
-`bench/results/2026-12-04-NVIDIA-H200-column-sweeps.txt` and `...-misaligned-sweeps.txt`, as fusion
-scripts, and hfuse against torch.compile on any script (GPU only for `compare`):
+`bench/results/2026-12-04-NVIDIA-H200-column-sweeps.txt`, `...-misaligned-sweeps.txt` and
+`...-whole-rows.txt`, as fusion scripts, and hfuse against torch.compile on any script (GPU only for
+`compare`):
 
-    python3 bench/column_cases.py write DIR          # DIR/colnorm, odd, odd2, odd3, wide, rowred
+    python3 bench/column_cases.py write DIR          # DIR/colnorm, odd, odd2, odd3, wide, rowred, whole
     PYTHONPATH=. python3 bench/column_cases.py compare SCRIPT ...
     PYTHONPATH=. python3 bench/sweep_options.py --try misaligned_outer_tile=0 DIR/odd2/*.py
 
@@ -20,22 +21,43 @@ TORCH_DTYPES = {"BFloat16": "torch.bfloat16", "Float": "torch.float32"}
 TAGS = {"Float": "fp32", "BFloat16": "bf16"}
 
 
-def _script(shape: list[int], dtype: str, body: str, output: str) -> str:
-    """A fusion of one contiguous input of `shape`, cast to fp32 as `x`, then `body`, writing `output`."""
-    rank = len(shape)
-    sizes, contiguity = ", ".join(["-1"] * rank), ", ".join(["True"] * rank)
-    order = ", ".join(str(i) for i in reversed(range(rank)))
-    tensor = f"shape=[{sizes}], contiguity=[{contiguity}], dtype=DataType.{dtype}, is_cpu=False"
+def _script(
+    shape: list[int],
+    dtype: str,
+    body: str,
+    output: str,
+    extras: dict[str, list[int]] | None = None,
+    also: tuple[str, ...] = (),
+) -> str:
+    """A fusion of one contiguous input of `shape`, cast to fp32 as `x`, and of `extras` (name: shape, of
+    the same type, each cast to fp32 as its name in lower case), then `body`, writing `output` and the
+    values named in `also`."""
+    inputs = {"T0": shape, **(extras or {})}
+    lines = []
+    for name, dims in inputs.items():
+        rank = len(dims)
+        sizes, contiguity = ", ".join(["-1"] * rank), ", ".join(["True"] * rank)
+        order = ", ".join(str(i) for i in reversed(range(rank)))
+        tensor = f"shape=[{sizes}], contiguity=[{contiguity}], dtype=DataType.{dtype}, is_cpu=False"
+        lines.append(f"    {name} = fd.define_tensor({tensor}, stride_order=[{order}])")
+    for name in inputs:
+        lines.append(
+            f"    {'x' if name == 'T0' else name.lower()} = fd.ops.cast({name}, dtype=DataType.Float)"
+        )
+    writes = "\n".join(f"    fd.add_output({name})" for name in (output, *also))
+    tensors = ", ".join(
+        f'torch.randn({tuple(dims)}, dtype={TORCH_DTYPES[dtype]}, device="cuda")' for dims in inputs.values()
+    )
+    definitions = "\n".join(lines)
     return f"""import torch
 from nvfuser import FusionDefinition, DataType
 
 with FusionDefinition() as fd:
-    T0 = fd.define_tensor({tensor}, stride_order=[{order}])
-    x = fd.ops.cast(T0, dtype=DataType.Float)
+{definitions}
 {body}
-    fd.add_output({output})
+{writes}
 
-inputs = [torch.randn({tuple(shape)}, dtype={TORCH_DTYPES[dtype]}, device="cuda")]
+inputs = [{tensors}]
 fd.execute(inputs)
 """
 
@@ -77,6 +99,99 @@ def _logsumexp(shape: list[int]) -> str:
     y = fd.ops.add(fd.ops.log(fd.ops.sum(e, dims=[1], keepdim=False, dtype=DataType.Null)), m)"""
 
 
+def _row_broadcast(name: str, shape: list[int], dims: str = "[0]") -> str:
+    return f"fd.ops.broadcast_in_dim({name}, shape={shape}, broadcast_dims={dims})"
+
+
+def _softmax(shape: list[int], dtype: str, source: str = "x", log: bool = False) -> str:
+    if log:
+        out = f"fd.ops.sub(d, {_row_broadcast('fd.ops.log(s)', shape)})"
+    else:
+        out = f"fd.ops.div(fd.ops.exp(d), {_row_broadcast('s', shape)})"
+    return f"""    m = fd.ops.max({source}, dims=[1], keepdim=False, dtype=DataType.Null)
+    d = fd.ops.sub({source}, {_row_broadcast("m", shape)})
+    s = fd.ops.sum(fd.ops.exp(d), dims=[1], keepdim=False, dtype=DataType.Null)
+    y = fd.ops.cast({out}, dtype=DataType.{dtype})"""
+
+
+def _layer_norm(shape: list[int], dtype: str, source: str = "x", affine: bool = False) -> str:
+    normed = f"fd.ops.mul(c, {_row_broadcast('r', shape)})"
+    if affine:
+        scaled = f"fd.ops.mul({normed}, {_row_broadcast('w', shape, '[1]')})"
+        normed = f"fd.ops.add({scaled}, {_row_broadcast('b', shape, '[1]')})"
+    return f"""    v, mu = fd.ops.var_mean({source}, dims=[1], correction=0, keepdim=False)
+    c = fd.ops.sub({source}, {_row_broadcast("mu", shape)})
+    r = fd.ops.rsqrt(fd.ops.add(v, fd.define_scalar(1e-5, dtype=DataType.Double)))
+    y = fd.ops.cast({normed}, dtype=DataType.{dtype})"""
+
+
+def _rms_norm(shape: list[int], dtype: str, weighted: bool = False) -> str:
+    normed = f"fd.ops.mul(x, {_row_broadcast('r', shape)})"
+    if weighted:
+        normed = f"fd.ops.mul({normed}, {_row_broadcast('w', shape, '[1]')})"
+    return f"""    q = fd.ops.sum(fd.ops.mul(x, x), dims=[1], keepdim=False, dtype=DataType.Null)
+    q = fd.ops.div(q, fd.define_scalar({float(shape[1])}, dtype=DataType.Double))
+    r = fd.ops.rsqrt(fd.ops.add(q, fd.define_scalar(1e-6, dtype=DataType.Double)))
+    y = fd.ops.cast({normed}, dtype=DataType.{dtype})"""
+
+
+def _whole_row_cases() -> dict[str, str]:
+    """The rows of 16385-32768 columns that chose `Options.persistent_reread_cols` (`whole`)."""
+    found = {}
+    plain = {
+        "softmax": lambda shape, dtype: _softmax(shape, dtype),
+        "log_softmax": lambda shape, dtype: _softmax(shape, dtype, log=True),
+        "layernorm": lambda shape, dtype: _layer_norm(shape, dtype),
+        "rmsnorm": lambda shape, dtype: _rms_norm(shape, dtype),
+        "variance": lambda shape, dtype: (
+            "    y, _ = fd.ops.var_mean(x, dims=[1], correction=0, keepdim=False)"
+        ),
+        "lse": lambda shape, dtype: _logsumexp(shape),
+    }
+    for kind, shape, dtype in [
+        ("softmax", [4096, 16400], "Float"),
+        ("softmax", [4096, 20000], "Float"),
+        ("softmax", [4096, 32000], "Float"),
+        ("softmax", [300, 30000], "Float"),
+        ("softmax", [4096, 20000], "BFloat16"),
+        ("softmax", [4096, 24000], "BFloat16"),
+        ("softmax", [4096, 32000], "BFloat16"),
+        ("softmax", [1024, 32000], "BFloat16"),
+        ("softmax", [8192, 30522], "BFloat16"),
+        ("log_softmax", [4096, 32000], "Float"),
+        ("log_softmax", [4096, 32000], "BFloat16"),
+        ("layernorm", [4096, 32768], "Float"),
+        ("layernorm", [512, 32768], "Float"),
+        ("layernorm", [4096, 20480], "BFloat16"),
+        ("rmsnorm", [2048, 28672], "BFloat16"),
+        ("rmsnorm", [2048, 28673], "Float"),
+        ("variance", [4096, 32000], "Float"),
+        ("lse", [4096, 32000], "BFloat16"),
+    ]:
+        found[f"whole/{kind}_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = _script(
+            shape, dtype, plain[kind](shape, dtype), "y"
+        )
+    for shape, dtype in (([4096, 20480], "BFloat16"), ([4096, 32768], "Float")):
+        body = "    a = fd.ops.add(x, r0)\n" + _layer_norm(shape, dtype, source="a")
+        body += f"\n    a = fd.ops.cast(a, dtype=DataType.{dtype})"
+        name = f"whole/add_layernorm_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"
+        found[name] = _script(shape, dtype, body, "y", extras={"R0": shape}, also=("a",))
+    shape = [4096, 32000]
+    body = "    z = fd.ops.add(fd.ops.mul(x, fd.define_scalar(0.125, dtype=DataType.Double)), r0)\n"
+    found["whole/masked_softmax_bf16_4096x32000.py"] = _script(
+        shape, "BFloat16", body + _softmax(shape, "BFloat16", source="z"), "y", extras={"R0": shape}
+    )
+    for shape, dtype in (([4096, 20480], "BFloat16"), ([4096, 32768], "Float"), ([4096, 16384], "BFloat16")):
+        found[f"whole/affine_layernorm_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = _script(
+            shape, dtype, _layer_norm(shape, dtype, affine=True), "y", extras={"W": shape[1:], "B": shape[1:]}
+        )
+    for shape, dtype in (([4096, 20480], "BFloat16"), ([2048, 28672], "Float")):
+        found[f"whole/weighted_rmsnorm_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = _script(
+            shape, dtype, _rms_norm(shape, dtype, weighted=True), "y", extras={"W": shape[1:]}
+        )
+    return found
+
+
 def cases() -> dict[str, str]:
     """Script text by its path under the output folder."""
     normalizations = {
@@ -99,6 +214,7 @@ def cases() -> dict[str, str]:
                 name = f"{'center' if center else 'colsum'}_{TAGS[dtype]}_{shape[0]}x{shape[1]}"
                 found[f"odd/{name}.py"] = _odd_width(shape, dtype, center)
     found.update(_misaligned_cases())
+    found.update(_whole_row_cases())
     rows = {
         "lse_fp32_2048x65536": ([2048, 65536], "Float", _logsumexp([2048, 65536])),
         "lse_bf16_4096x152064": ([4096, 152064], "BFloat16", _logsumexp([4096, 152064])),

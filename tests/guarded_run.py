@@ -25,8 +25,9 @@ from hfuse.tools.fuzz.campaign import hypothesis_run
 
 # few rows of many columns: reductions split across programs, a part starting anywhere in a row
 SPLIT = Options(
-    persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16, split_below_programs=64,
-    split_min_cols=16, split_min_part=8, split_min_cols_outer=16, split_min_part_outer=8, split_programs=64,
+    persistent_max_cols=8, persistent_reread_cols=0, loop_cols=8, row_tile=16, outer_tile=16,
+    split_below_programs=64, split_min_cols=16, split_min_part=8, split_min_cols_outer=16,
+    split_min_part_outer=8, split_programs=64,
 )  # fmt: skip
 LAYOUTS = (Options(), SPLIT)
 

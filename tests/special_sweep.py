@@ -53,10 +53,11 @@ MAX_ELEMENTS = 4096 if DEVICE == "cuda" else 512
 # reduction layouts: one block of columns, a loop over blocks, two launches (parts of rows, then partials)
 LAYOUTS = {
     "persistent": Options(),
-    "looped": Options(persistent_max_cols=4, loop_cols=4, row_tile=16, outer_tile=16),
-    "split": Options(persistent_max_cols=4, loop_cols=4, row_tile=16, outer_tile=16, split_below_programs=64,
-                     split_min_cols=8, split_min_part=4, split_min_cols_outer=8, split_min_part_outer=4,
-                     split_programs=64),
+    "looped": Options(persistent_max_cols=4, persistent_reread_cols=0, loop_cols=4, row_tile=16,
+                      outer_tile=16),
+    "split": Options(persistent_max_cols=4, persistent_reread_cols=0, loop_cols=4, row_tile=16, outer_tile=16,
+                     split_below_programs=64, split_min_cols=8, split_min_part=4, split_min_cols_outer=8,
+                     split_min_part_outer=4, split_programs=64),
 }  # fmt: skip
 
 

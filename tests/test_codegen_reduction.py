@@ -26,11 +26,12 @@ NORMALIZATION, REDUCTION = SchedulerKind.NORMALIZATION, SchedulerKind.REDUCTION
 # the default heuristics (rows fit one block), tiny blocks that force loops over columns walking forward,
 # and those loops walking an outer reduction's rows each the other way from the loop before, and a row a
 # program, its blocks from the aligned element before it where its length is no multiple of the vector width
+LOOPED = Options(persistent_max_cols=8, persistent_reread_cols=0, loop_cols=8, row_tile=16, outer_tile=16)
 FORMS = {
     "persistent": Options(),
-    "looped": Options(persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16, alternate_passes=False),
-    "alternating": Options(persistent_max_cols=8, loop_cols=8, row_tile=16, outer_tile=16),
-    "aligned": Options(persistent_max_cols=8, loop_cols=8, row_tile=8, outer_tile=16),
+    "looped": dataclasses.replace(LOOPED, alternate_passes=False),
+    "alternating": LOOPED,
+    "aligned": dataclasses.replace(LOOPED, row_tile=8),
 }
 DTYPES = {"float32": F32, "float16": F16, "bfloat16": BF16}
 
@@ -218,7 +219,8 @@ def test_inner_reduction_layouts():
     fusion = softmax(F32, rows=64, cols=1000)
     persistent = generate(whole_group(fusion, NORMALIZATION), fusion).config["parts"][0]
     assert (persistent["ROWS"], persistent["COLS"], persistent["persistent"]) == (4, 1024, True)
-    looped = generate(whole_group(fusion, NORMALIZATION), fusion, Options(persistent_max_cols=512)).source
+    looping = Options(persistent_max_cols=512, persistent_reread_cols=0)
+    looped = generate(whole_group(fusion, NORMALIZATION), fusion, looping).source
     # max and sum of exp in one online pass, then the outputs walking back from the last block
     assert (looped.count("for start"), looped.count("for block")) == (1, 1)
 
@@ -328,6 +330,7 @@ def test_a_column_major_input_normalized_into_a_row_major_output_uses_tall_tiles
 # thresholds shrunk so that small shapes split: parts of at least 16 columns, about 16 programs in all
 SPLIT = Options(
     persistent_max_cols=8,
+    persistent_reread_cols=0,
     loop_cols=8,
     row_tile=16,
     outer_tile=16,
@@ -467,7 +470,7 @@ def test_a_one_launch_outer_reduction_marks_its_loads_evict_first(shape, dims, o
         b.add_output(out)
     fusion = b.build()
     group = whole_group(fusion, REDUCTION)
-    looped = Options(persistent_max_cols=8, loop_cols=8, outer_tile=16)
+    looped = Options(persistent_max_cols=8, persistent_reread_cols=0, loop_cols=8, outer_tile=16)
     kernel = generate(group, fusion, looped)
     assert kernel.launches == 1
     assert ("eviction_policy='evict_first'" in kernel.source) is evicts
@@ -522,9 +525,9 @@ def test_split_programs_do_not_interfere_across_rows_and_parts():
     assert got.tolist() == [300 * (1000 * r + 1) for r in range(5)]
 
 
-def _logsumexp():
+def _logsumexp(cols=100):
     b = FusionBuilder()
-    x = b.define_tensor([2, 100], F32)
+    x = b.define_tensor([2, cols], F32)
     (top,) = b.add(Op.MAX, [x], {"dims": [1], "keepdim": True, "dtype": F32})
     (e,) = b.add(Op.EXP, [b.add(Op.SUB, [x, top])[0]])
     (total,) = b.add(Op.SUM, [e], {"dims": [1], "keepdim": True, "dtype": F32})
@@ -533,12 +536,12 @@ def _logsumexp():
     return b.build()
 
 
-def _centered_sum_of_squares():
+def _centered_sum_of_squares(cols=100):
     """A variance written out: a sum over x - mean(x), which needs the whole row's mean first."""
     b = FusionBuilder()
-    x = b.define_tensor([2, 100], F32)
+    x = b.define_tensor([2, cols], F32)
     (total,) = b.add(Op.SUM, [x], {"dims": [1], "keepdim": True, "dtype": F32})
-    (mean,) = b.add(Op.DIV, [total, b.define_scalar(DataType.Double, 100.0)])
+    (mean,) = b.add(Op.DIV, [total, b.define_scalar(DataType.Double, float(cols))])
     (centered,) = b.add(Op.SUB, [x, mean])
     (squares,) = b.add(Op.MUL, [centered, centered])
     (m2,) = b.add(Op.SUM, [squares], {"dims": [1], "keepdim": False, "dtype": F32})
@@ -1051,3 +1054,79 @@ def test_aligned_rows_reduce_the_innermost_dims_of_a_3d_tensor():
     group = whole_group(fusion, NORMALIZATION)
     assert "aligned_start" in generate(group, fusion, FORMS["aligned"]).source
     check(fusion, [group], options=FORMS["aligned"], reduction_size=33)
+
+
+# ---- rows a loop would read twice, kept whole up to `Options.persistent_reread_cols` ---------------------
+REREAD = dataclasses.replace(LOOPED, row_tile=8, persistent_reread_cols=64)
+
+
+def _add_layer_norm(cols):
+    """A residual add and a layer norm of the sum, writing both: two inputs read along the row."""
+    b = FusionBuilder()
+    x, residual = b.define_tensor([5, cols], BF16), b.define_tensor([5, cols], BF16)
+    (total,) = b.add(
+        Op.ADD, [b.add(Op.CAST, [x], {"dtype": F32})[0], b.add(Op.CAST, [residual], {"dtype": F32})[0]]
+    )
+    var, mean = b.add(Op.VAR_MEAN, [total], {"dims": [1], "correction": 0, "keepdim": False})
+    (rstd,) = b.add(Op.RSQRT, [b.add(Op.ADD, [var, b.define_scalar(DataType.Double, 1e-5)])[0]])
+    (centered,) = b.add(Op.SUB, [total, _row_broadcast(b, mean, [5, cols], [0])])
+    (normed,) = b.add(Op.MUL, [centered, _row_broadcast(b, rstd, [5, cols], [0])])
+    b.add_output(b.add(Op.CAST, [normed], {"dtype": BF16})[0])
+    b.add_output(b.add(Op.CAST, [total], {"dtype": BF16})[0])
+    return b.build()
+
+
+def _variance(cols):
+    b = FusionBuilder()
+    x = b.define_tensor([5, cols], F32)
+    var, _ = b.add(Op.VAR_MEAN, [x], {"dims": [1], "correction": 1, "keepdim": False})
+    b.add_output(var)
+    return b.build()
+
+
+REREADS = {  # kept whole: each reads its row twice when looped, through at most two inputs
+    "softmax": (lambda cols: softmax(BF16, rows=5, cols=cols), NORMALIZATION),
+    "log_softmax": (lambda cols: softmax(F32, rows=5, cols=cols, log=True), NORMALIZATION),
+    "rms_norm_and_its_weight": (lambda cols: rms_norm(F16, rows=5, cols=cols), NORMALIZATION),
+    "add_layer_norm_writing_both": (_add_layer_norm, NORMALIZATION),
+    "variance": (_variance, REDUCTION),
+    "a_reduction_of_a_reduction": (_centered_sum_of_squares, REDUCTION),
+}
+READS_ONCE_OR_THREE_INPUTS = {  # looped: read once anyway, or three inputs along the row
+    "logsumexp": (_logsumexp, NORMALIZATION),
+    "layer_norm_weight_and_bias": (lambda cols: layer_norm(F32, rows=6, cols=cols), NORMALIZATION),
+}
+
+
+def _form(fusion, kind, options):
+    group = whole_group(fusion, kind)
+    part = generate(group, fusion, options).config["parts"][0]
+    return group, (part["persistent"], part["ROWS"], part["COLS"])
+
+
+@pytest.mark.parametrize(("cols", "block"), [(9, 16), (40, 64), (64, 64)])
+@pytest.mark.parametrize("build, kind", REREADS.values(), ids=REREADS.keys())
+def test_rows_a_loop_would_read_twice_stay_whole_up_to_the_reread_limit(build, kind, cols, block):
+    """Past `persistent_max_cols` (8) up to `persistent_reread_cols` (64): one block a row."""
+    fusion = build(cols)
+    group, form = _form(fusion, kind, REREAD)
+    assert form == (True, 1, block)
+    check(fusion, [group], options=REREAD, reduction_size=cols)
+
+
+@pytest.mark.parametrize("build, kind", REREADS.values(), ids=REREADS.keys())
+def test_rows_past_the_reread_limit_loop(build, kind):
+    fusion = build(65)
+    group, form = _form(fusion, kind, REREAD)
+    assert form == (False, 1, 8)
+    check(fusion, [group], options=REREAD, reduction_size=65)
+
+
+@pytest.mark.parametrize(
+    "build, kind", READS_ONCE_OR_THREE_INPUTS.values(), ids=READS_ONCE_OR_THREE_INPUTS.keys()
+)
+def test_rows_read_once_or_along_three_inputs_loop(build, kind):
+    fusion = build(40)
+    group, form = _form(fusion, kind, REREAD)
+    assert form == (False, 1, 8)
+    check(fusion, [group], options=REREAD, reduction_size=40)

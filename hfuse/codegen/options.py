@@ -17,6 +17,18 @@ class Options:
     long_math_warps: int = 4
     transpose_tile: int = 64  # edge of a transpose tile
     persistent_max_cols: int = 16384  # longest reduced row kept whole in registers
+    # ... and the longest kept whole where a loop over its column blocks would read it more than once
+    # (`reduction.rereads_rows`: a softmax, a norm, a variance), when at most `persistent_reread_inputs`
+    # inputs are read along it: the row is then read once, not twice. H200 device us, looped -> whole:
+    # LayerNorm over [4096, 32768] fp32 495.9 -> 259.2, add + LayerNorm writing both over [4096, 32768]
+    # fp32 984.2 -> 524.1 and [4096, 20480] bf16 240.3 -> 164.3, softmax over [4096, 32000] fp32 380.1 ->
+    # 253.8 and bf16 183.7 -> 172.1, over [4096, 16400] fp32 192.2 -> 130.8, log-softmax over [4096, 32000]
+    # fp32 377.1 -> 253.3, RMSNorm over [2048, 28672] bf16 83.6 -> 63.0, a variance over [4096, 32000]
+    # fp32 212.4 -> 125.1; slower: softmax over [4096, 24000] bf16 135.3 -> 144.9. With three inputs
+    # along the row (a LayerNorm's weight and bias) it was slower (109.6 -> 136.5 at [4096, 20480] bf16),
+    # as was a row read once anyway (logsumexp over [4096, 32000] bf16 77.6 -> 108.5).
+    persistent_reread_cols: int = 32768
+    persistent_reread_inputs: int = 2
     # Column block of looped reductions shorter than `long_row_cols`, a row a program at the default (H200,
     # cross-entropy over 32000 bf16 columns, 2048 -> 4096: 108.2 -> 94.9 us at 8192 rows, 10.6 -> 9.2 at 16)
     loop_cols: int = 4096

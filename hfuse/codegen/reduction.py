@@ -5,7 +5,8 @@ reduced dims, and every value is lowered at (row, column) positions. Reductions 
 and stay [ROWS, 1], so using a row statistic in a later elementwise op broadcasts it back.
 
 - Persistent (the reduced extent fits one block): one column block for the whole program; a value
-  used by several reductions and by the outputs is loaded once (softmax, layer norm, RMS norm).
+  used by several reductions and by the outputs is loaded once (softmax, layer norm, RMS norm). Rows
+  a loop would read twice stay whole longer (`reduction_parts`).
 - Looped (longer rows): each reduction is a loop over column blocks into a [ROWS, COLS]
   accumulator, and the full-shape outputs are a last loop. Row statistics are hoisted out of the
   loops that use them, so a norm is two or three passes. A row max M of x with the sum of exp(x - M)
@@ -703,8 +704,70 @@ def reads_once(group: Group, space: RowSpace) -> bool:
     )
 
 
+def softmax_pairs(group: Group, fusion: Fusion, reductions: Sequence[Expr]) -> set[tuple[Expr, Expr]]:
+    """The group's (max(x), sum(exp(x - max(x)))) pairs, which a pass over the columns reduces
+    online."""
+    lowering = Lowering(fusion, group.exprs, group.inputs, Body())
+    return {pair for expr in reductions if (pair := softmax_pair(expr, lowering)) is not None}
+
+
+def reads_a_reduction(group: Group, reductions: Sequence[Expr], online: set[Expr]) -> bool:
+    """Whether a reduction's input is computed in the group from another reduction's result (the sums of
+    softmax pairs, `online`, aside: they read their max inside the pass)."""
+    producers = {out: expr for expr in group.exprs for out in expr.outputs}
+    reduced = {out for expr in reductions for out in expr.outputs}
+    pending = [expr.inputs[0] for expr in reductions if expr not in online]
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen or name in group.inputs or name not in producers:
+            continue
+        seen.add(name)
+        if name in reduced:
+            return True
+        pending.extend(producers[name].inputs)
+    return False
+
+
+def rereads_rows(group: Group, fusion: Fusion, space: RowSpace) -> bool:
+    """Whether a kernel of `group` looping over column blocks reads each row more than once: it writes
+    full-shape outputs (a last pass after the statistics), computes moments (the mean, then the squared
+    deviations from it), or reduces a value computed from another reduction's result."""
+    reductions = [e for e in group.exprs if op_def(e.op).reduces]
+    if space.full_outputs or any(e.op.family is not Op.SUM.family for e in reductions):
+        return True
+    online = {exp_sum for _, exp_sum in softmax_pairs(group, fusion, reductions)}
+    return reads_a_reduction(group, reductions, online)
+
+
 def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part]:
+    """The one launch of a reduction group. A looped row a program that the loop would read more than
+    once is kept whole up to `options.persistent_reread_cols`, when the whole-row kernel reads at most
+    `options.persistent_reread_inputs` inputs along the row (each a tile of registers)."""
     space, layout, streams = row_layout(group, fusion, options)
+    whole = next_power_of_2(space.cols)
+    if (
+        not layout.persistent
+        and not layout.outer
+        and layout.rows == 1  # tall tiles of rows (outputs contiguous along them) keep looping
+        and whole <= options.persistent_reread_cols
+        and rereads_rows(group, fusion, space)
+    ):
+        kept = _row_kernel(group, fusion, options, space, Layout(1, whole, True, False), streams)
+        if kept.row_inputs <= options.persistent_reread_inputs:
+            return [kept.part]
+    return [_row_kernel(group, fusion, options, space, layout, streams).part]
+
+
+@dataclass(frozen=True, slots=True)
+class RowKernel:
+    part: Part
+    row_inputs: int  # inputs it loads at positions along the reduced dims
+
+
+def _row_kernel(
+    group: Group, fusion: Fusion, options: Options, space: RowSpace, layout: Layout, streams: tuple[str, ...]
+) -> RowKernel:
     rows, cols = space.rows, space.cols
     body = Body()
     body.reserve("prog", "pid")
@@ -732,21 +795,21 @@ def reduction_parts(group: Group, fusion: Fusion, options: Options) -> list[Part
             for name in space.full_outputs:  # all extents 1 (one row, one column): the row spreads it
                 lowering.store(name, reducer.full_index(columns), spread=tile.row)
     form = "persistent" if layout.persistent else "looped"
-    return [
-        Part(
-            label=f"{', '.join(dict.fromkeys(group.outputs))}: {rows} rows x {cols} reduced columns, "
-            f"{form}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else ""),
-            programs=cdiv(rows, layout.rows),
-            lines=tuple(body.text()),
-            num_warps=layout_warps(layout),
-            wide_index=space.wide,
-            config={
-                "ROWS": layout.rows,
-                "COLS": layout.cols,
-                "persistent": layout.persistent,
-                "outer": layout.outer,
-                "rows": rows,
-                "cols": cols,
-            },
-        )
-    ]
+    part = Part(
+        label=f"{', '.join(dict.fromkeys(group.outputs))}: {rows} rows x {cols} reduced columns, "
+        f"{form}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else ""),
+        programs=cdiv(rows, layout.rows),
+        lines=tuple(body.text()),
+        num_warps=layout_warps(layout),
+        wide_index=space.wide,
+        config={
+            "ROWS": layout.rows,
+            "COLS": layout.cols,
+            "persistent": layout.persistent,
+            "outer": layout.outer,
+            "rows": rows,
+            "cols": cols,
+        },
+    )
+    along = {name for name, at in lowering.loaded if body.deps_of(" ".join(at.dims)) & reducer.column_axes}
+    return RowKernel(part, len(along))

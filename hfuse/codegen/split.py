@@ -48,8 +48,10 @@ from hfuse.codegen.reduction import (
     loads_first,
     neutral,
     partial_types,
+    reads_a_reduction,
     reads_once,
     softmax_pair,
+    softmax_pairs,
     statistics,
     warps,
 )
@@ -119,8 +121,8 @@ def split_reduction(
     or only possible as one launch."""
     space = row_space(group, fusion)
     reductions = [e for e in group.exprs if op_def(e.op).reduces]
-    pairs = _softmax_pairs(group, fusion, reductions)
-    if _reads_a_reduction(group, reductions, {exp_sum for _, exp_sum in pairs}):
+    pairs = softmax_pairs(group, fusion, reductions)
+    if reads_a_reduction(group, reductions, {exp_sum for _, exp_sum in pairs}):
         return None
     if any(fusion.value(row_max.inputs[0]).dtype is DataType.Double for row_max, _ in pairs):
         return None  # the online pair computes in float32
@@ -245,30 +247,6 @@ def launches_in_order(
 
 def _programs(part: Part) -> str:
     return f"{part.programs} program{'s' if part.programs != 1 else ''}"
-
-
-def _softmax_pairs(group: Group, fusion: Fusion, reductions: Sequence[Expr]) -> set[tuple[Expr, Expr]]:
-    """The group's (max(x), sum(exp(x - max(x)))) pairs, which the partials launch reduces online."""
-    lowering = Lowering(fusion, group.exprs, group.inputs, Body())
-    return {pair for expr in reductions if (pair := softmax_pair(expr, lowering)) is not None}
-
-
-def _reads_a_reduction(group: Group, reductions: Sequence[Expr], online: set[Expr]) -> bool:
-    """Whether a reduction's input is computed in the group from another reduction's result (the sums of
-    softmax pairs, `online`, aside: they read their max inside the pass)."""
-    producers = {out: expr for expr in group.exprs for out in expr.outputs}
-    reduced = {out for expr in reductions for out in expr.outputs}
-    pending = [expr.inputs[0] for expr in reductions if expr not in online]
-    seen: set[str] = set()
-    while pending:
-        name = pending.pop()
-        if name in seen or name in group.inputs or name not in producers:
-            continue
-        seen.add(name)
-        if name in reduced:
-            return True
-        pending.extend(producers[name].inputs)
-    return False
 
 
 def partials_buffers(

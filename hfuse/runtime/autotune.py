@@ -36,6 +36,7 @@ CANDIDATES = (
     Options(row_tile=8192),
     Options(loop_cols=1024),
     Options(loop_cols=2048),
+    Options(persistent_reread_cols=0),
     Options(store_tile_rows=0),
     Options(store_tile_rows=32),
     Options(warps=4),

@@ -1,5 +1,6 @@
 """On a CUDA device: every small example against the reference, with kernel counts checked three ways
-(the segmentation, the profile and torch.profiler's CUDA kernel events); split reductions at full size."""
+(the segmentation, the profile and torch.profiler's CUDA kernel events); split reductions and rows kept
+whole at full size."""
 
 from __future__ import annotations
 
@@ -172,5 +173,52 @@ def test_large_column_normalizations_write_their_outputs_in_a_third_flat_launch(
     x.copy_(torch.randn(*shape, device="cuda"))
     got = plan.call([x])
     for name, actual, wanted in zip(fusion.output_names, got, evaluate(fusion, [x]), strict=True):
+        result = compare(actual, wanted, fusion.value(name).dtype, reduction_size(fusion, name))
+        assert result.ok, f"output {name}: {result.message}"
+
+
+def _softmax(b, x):
+    (top,) = b.add(Op.MAX, [x], {"dims": [1], "keepdim": True, "dtype": DataType.Float})
+    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [x, top])[0]])
+    (total,) = b.add(Op.SUM, [e], {"dims": [1], "keepdim": True, "dtype": DataType.Float})
+    return [b.add(Op.DIV, [e, total])[0]]
+
+
+def _add_layer_norm(b, x):
+    """A residual add and a layer norm of the sum, writing both: two inputs read along the row."""
+    residual = b.add(Op.CAST, [b.define_tensor(list(x.shape), DataType.BFloat16)], {"dtype": DataType.Float})
+    (total,) = b.add(Op.ADD, [x, residual[0]])
+    var, mean = b.add(Op.VAR_MEAN, [total], {"dims": [1], "correction": 0, "keepdim": True})
+    (rstd,) = b.add(Op.RSQRT, [b.add(Op.ADD, [var, b.define_scalar(DataType.Double, 1e-5)])[0]])
+    return [b.add(Op.MUL, [b.add(Op.SUB, [total, mean])[0], rstd])[0], total]
+
+
+def _variance(b, x):
+    return [b.add(Op.VAR_MEAN, [x], {"dims": [1], "correction": 1, "keepdim": False})[0]]
+
+
+# rows of 16385-32768 columns a loop over column blocks would read twice (`Options.persistent_reread_cols`)
+WHOLE_ROWS = {
+    "softmax_2048x32000_fp32": (_softmax, (2048, 32000), DataType.Float),
+    "softmax_1024x30522_bf16": (_softmax, (1024, 30522), DataType.BFloat16),  # rows off 16-byte boundaries
+    "add_layer_norm_1024x20480_bf16": (_add_layer_norm, (1024, 20480), DataType.BFloat16),
+    "variance_1024x32768_fp32": (_variance, (1024, 32768), DataType.Float),
+}
+
+
+@pytest.mark.parametrize("build, shape, dtype", WHOLE_ROWS.values(), ids=WHOLE_ROWS.keys())
+def test_rows_a_loop_would_read_twice_are_kept_whole_in_one_block(build, shape, dtype):
+    b = FusionBuilder()
+    x_value = b.define_tensor(list(shape), dtype)
+    (xf,) = b.add(Op.CAST, [x_value], {"dtype": DataType.Float})
+    for out in build(b, xf):
+        b.add_output(b.add(Op.CAST, [out], {"dtype": dtype})[0] if out.shape == tuple(shape) else out)
+    fusion = b.build()
+    inputs = [torch.randn(*shape, device="cuda").to(dtype.torch) for _ in fusion.inputs]
+    got, _, compiled = execute(fusion, inputs, profile=True)
+    (kernel,) = compiled.kernels
+    (part,) = kernel.config["parts"]
+    assert (part["persistent"], part["ROWS"], part["COLS"]) == (True, 1, 32768)
+    for name, actual, wanted in zip(fusion.output_names, got, evaluate(fusion, inputs), strict=True):
         result = compare(actual, wanted, fusion.value(name).dtype, reduction_size(fusion, name))
         assert result.ok, f"output {name}: {result.message}"
