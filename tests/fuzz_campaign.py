@@ -53,10 +53,14 @@ class Lost:
 
 def schedules(kernel) -> set[str]:
     """What a kernel's schedule was, in a few words: its scheduler and the forms its launches took."""
+    from hfuse.codegen import Options
+
     names = {kernel.scheduler}
     for part in kernel.config.get("parts", []):
         if "persistent" in part:
             names.add(f"{kernel.scheduler}, {'row kept on chip' if part['persistent'] else 'looped row'}")
+            if part["persistent"] and part["COLS"] > Options().persistent_max_cols:
+                names.add(f"{kernel.scheduler}, row read twice when looped, kept whole")
         if part.get("outer"):
             names.add(f"{kernel.scheduler}, outer (column) reduction")
         if "PARTS" in part:

@@ -75,12 +75,14 @@ def _small_shape(draw: Draw) -> tuple[int, ...]:
     return tuple(draw(st.integers(1, _SMALL_EXTENT[rank])) for _ in range(rank))
 
 
-# Extents where tiles, warps and blocks end (a power of two, one less, one more) and primes.
+# Extents where tiles, warps and blocks end (a power of two, one less, one more), where a reduction splits
+# (`Options.split_below_programs`: 264 rows), and primes. 2**23 elements let a row of 16411 columns be
+# one of 265 rows: one launch, kept whole (`Options.persistent_reread_cols`).
 BOUNDARY_EXTENTS = (
-    1, 2, 3, 5, 7, 31, 32, 33, 97, 127, 128, 129, 255, 256, 257, 1021, 1023, 1024, 1025, 2047, 2048,
-    2049, 4093, 4096, 4097, 8191, 8192, 8193, 16411, 32767, 32768, 32769, 65536, 65537, 131101,
+    1, 2, 3, 5, 7, 31, 32, 33, 97, 127, 128, 129, 255, 256, 257, 263, 264, 265, 1021, 1023, 1024, 1025,
+    2047, 2048, 2049, 4093, 4096, 4097, 8191, 8192, 8193, 16411, 32767, 32768, 32769, 65536, 65537, 131101,
 )  # fmt: skip
-GPU_NUMEL = 1 << 22
+GPU_NUMEL = 1 << 23
 
 
 def _gpu_shape(draw: Draw) -> tuple[int, ...]:
