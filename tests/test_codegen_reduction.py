@@ -1130,3 +1130,27 @@ def test_rows_read_once_or_along_three_inputs_loop(build, kind):
     group, form = _form(fusion, kind, REREAD)
     assert form == (False, 1, 8)
     check(fusion, [group], options=REREAD, reduction_size=40)
+
+
+def _column_major_rms_scale():
+    """Rows read along a column-major input, written row-major: tall tiles of 8 rows (`store_tile_rows`)."""
+    b = FusionBuilder()
+    x = b.define_tensor([40, 24], F32, strides=[1, 40])
+    (total,) = b.add(Op.SUM, [b.add(Op.MUL, [x, x])[0]], {"dims": [0], "keepdim": False, "dtype": F32})
+    b.add_output(b.add(Op.MUL, [x, _row_broadcast(b, b.add(Op.RSQRT, [total])[0], [40, 24], [1])])[0])
+    return b.build()
+
+
+KEEP_THEIR_TILES = {
+    "tall_tiles_of_rows": (_column_major_rms_scale, (8, False)),
+    "an_outer_reduction": (lambda: _column_normalize(F32, rows=40, cols=3), (4, True)),
+}
+
+
+@pytest.mark.parametrize("build, tile", KEEP_THEIR_TILES.values(), ids=KEEP_THEIR_TILES.keys())
+def test_tall_tiles_and_outer_reductions_are_not_kept_whole_past_the_persistent_limit(build, tile):
+    fusion = build()
+    group = whole_group(fusion, NORMALIZATION)
+    part = generate(group, fusion, REREAD).config["parts"][0]
+    assert (part["persistent"], part["ROWS"], part["outer"]) == (False, *tile)
+    check(fusion, [group], options=REREAD, reduction_size=40)
