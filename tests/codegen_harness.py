@@ -29,6 +29,22 @@ if not torch.cuda.is_available():
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
+# split reductions with thresholds shrunk so that small shapes split: parts of at least 16 columns, about
+# 16 programs in all
+SPLIT = Options(
+    persistent_max_cols=8,
+    persistent_reread_cols=0,
+    loop_cols=8,
+    row_tile=16,
+    outer_tile=16,
+    split_below_programs=8,
+    split_min_cols=32,
+    split_min_part=16,
+    split_min_cols_outer=32,
+    split_min_part_outer=16,
+    split_programs=16,
+)
+
 # inputs where a unary op is defined (and not ill-conditioned); other ops take [-3, 3)
 DOMAIN = {
     Op.ACOS: (-0.9, 0.9), Op.ASIN: (-0.9, 0.9), Op.ATANH: (-0.9, 0.9), Op.ERFINV: (-0.9, 0.9),

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from codegen_harness import check, generate, whole_group
+from codegen_harness import SPLIT, check, generate, whole_group
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from hfuse.builder import FusionBuilder
-from hfuse.codegen import Options
 from hfuse.dtypes import DataType
 from hfuse.ir import Fusion, Op
 from hfuse.segment.model import SchedulerKind
@@ -19,19 +18,7 @@ from hfuse.segment.model import SchedulerKind
 F32 = DataType.Float
 # splits from 32 reduced rows on, into parts of at least 16, below 8 tiles of kept columns (16 with a flat
 # last launch)
-SHRUNK = Options(
-    persistent_max_cols=8,
-    loop_cols=8,
-    row_tile=16,
-    outer_tile=64,
-    split_below_programs=8,
-    split_min_cols=32,
-    split_min_part=16,
-    split_min_cols_outer=32,
-    split_min_part_outer=16,
-    split_programs=16,
-    flat_split_below_programs=16,
-)
+SHRUNK = dataclasses.replace(SPLIT, outer_tile=64, flat_split_below_programs=16)
 PATTERNS = ("sum", "max_scale", "center", "batch_norm", "softmax")
 
 

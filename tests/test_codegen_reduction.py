@@ -8,7 +8,7 @@ import re
 
 import pytest
 import torch
-from codegen_harness import DEVICE, check, generate, random_tensor, run, whole_group
+from codegen_harness import DEVICE, SPLIT, check, generate, random_tensor, run, whole_group
 
 from hfuse.builder import FusionBuilder
 from hfuse.codegen import Options
@@ -327,20 +327,6 @@ def test_a_column_major_input_normalized_into_a_row_major_output_uses_tall_tiles
 
 
 # ---- split reductions: parts of each row in one launch, their partials combined in a second ----------
-# thresholds shrunk so that small shapes split: parts of at least 16 columns, about 16 programs in all
-SPLIT = Options(
-    persistent_max_cols=8,
-    persistent_reread_cols=0,
-    loop_cols=8,
-    row_tile=16,
-    outer_tile=16,
-    split_below_programs=8,
-    split_min_cols=32,
-    split_min_part=16,
-    split_min_cols_outer=32,
-    split_min_part_outer=16,
-    split_programs=16,
-)
 
 
 def _split(fusion, kind=REDUCTION):

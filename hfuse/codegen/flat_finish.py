@@ -57,7 +57,7 @@ class _StatsReader:
         self.space, self.slots = space, slots
 
     def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]:
-        positions = kept_positions(self.space, index, lowering.values[expr.inputs[0]].rank)
+        positions = kept_positions(self.space.kept, index, lowering.values[expr.inputs[0]].rank)
         row = lowering.assign(linearize(positions, self.space.row_shape), "row")
         mask = lowering.mask_text(index.mask)
         found = {}

@@ -36,6 +36,7 @@ from hfuse.codegen.lower import Index, Lowering, describe, laid_out_as
 from hfuse.codegen.options import Options
 from hfuse.codegen.rows import (
     RowSpace,
+    kept_positions,
     row_space,
     rows_aligned,
     store_row_outputs,
@@ -332,7 +333,7 @@ class RowReducer:
     def reduce(self, lowering: Lowering, expr: Expr, index: Index) -> dict[str, str]:
         source = lowering.values[expr.inputs[0]]
         kept = [d for d in range(source.rank) if d not in self.dims]
-        positions = [index.dims[d] for d in kept] if len(index.dims) == source.rank else list(index.dims)
+        positions = kept_positions(kept, index, source.rank)
         if self.body.deps_of(" ".join(positions)) & self.column_axes:
             raise UnsupportedError(
                 f"{expr.outputs[0]} is used at positions that move along the reduced dims; "

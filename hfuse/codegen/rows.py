@@ -137,10 +137,10 @@ def row_index(space: RowSpace, tile: RowTile, value: Value) -> Index:
     return Index(tuple(tile.positions.get(d, "0") for d in range(len(space.shape))), tile.mask)
 
 
-def kept_positions(space: RowSpace, index: Index, rank: int) -> list[str]:
-    """The positions of the kept dims in `index`: an index of a reduction's input (of `rank` dims) or
+def kept_positions(kept: Sequence[int], index: Index, rank: int) -> list[str]:
+    """The positions of the `kept` dims in `index`: an index of a reduction's input (of `rank` dims) or
     of its rows."""
-    return [index.dims[d] for d in space.kept] if len(index.dims) == rank else list(index.dims)
+    return [index.dims[d] for d in kept] if len(index.dims) == rank else list(index.dims)
 
 
 def store_row_outputs(lowering: Lowering, space: RowSpace, tile: RowTile) -> None:

@@ -479,7 +479,7 @@ class PartialsMerger:
 
     def _load_parts(self, lowering: Lowering, expr: Expr, index: Index, hints: Sequence[str]) -> list[str]:
         """The [ROWS, PARTS] partials of `expr` at the rows `index` is at (0 past the last part)."""
-        positions = kept_positions(self.space, index, lowering.values[expr.inputs[0]].rank)
+        positions = kept_positions(self.space.kept, index, lowering.values[expr.inputs[0]].rank)
         row = self.tile.row
         if positions != [self.tile.positions[d] for d in self.space.kept]:  # at other rows than the tile's
             row = lowering.assign(linearize(positions, self.space.row_shape), "row")
