@@ -70,7 +70,7 @@ def _no_launch(self: KernelLauncher, args) -> object:
     return lambda: None
 
 
-def _no_lean_launch(self: KernelLauncher, args) -> None:
+def _no_lean_launch(self: KernelLauncher, args, stream=None) -> None:
     return None
 
 

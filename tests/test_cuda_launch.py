@@ -7,8 +7,10 @@ from __future__ import annotations
 import struct
 
 import pytest
+import torch
 
 from hfuse.runtime import cuda_launch
+from hfuse.runtime.launcher import _specialization, specialization_letters
 
 
 @pytest.mark.parametrize(
@@ -70,22 +72,53 @@ def test_a_bool_and_an_int_pack_as_their_parameters_types(module):
         (b"pp", (1,), TypeError, "1 arguments for the kinds pp"),
         (b"p", (1, 2), TypeError, "2 arguments for the kinds p"),
         (b"q", (1,), ValueError, "unknown parameter kind q"),
-        (b"p", ("not an address",), TypeError, "an integer is required"),
+        (b"p", ("not an address",), AttributeError, "data_ptr"),
+        (b"i", ("not an int",), TypeError, "cannot be interpreted as an integer"),
         (b"l", (2**63,), OverflowError, "too big"),
         ("pp", (1, 2), TypeError, "kinds must be bytes"),
     ],
-    ids=["too-few", "too-many", "unknown-kind", "not-an-int", "overflow", "kinds-not-bytes"],
+    ids=["too-few", "too-many", "unknown-kind", "not-a-tensor", "not-an-int", "overflow", "kinds-not-bytes"],
 )
 def test_wrong_arguments_raise_before_any_launch(module, kinds, args, error, message):
     with pytest.raises(error, match=message):
         module.pack(kinds, *args)
     with pytest.raises(error, match=message):
-        module.launch(0, 1, 1, 1, 128, 0, kinds, 0, *args)
+        module.launch(0, 1, 1, 1, 128, 0, kinds, b"", 0, *args)
 
 
 def test_without_a_cuda_context_nothing_is_launched_and_the_caller_is_told(module):
-    import torch
-
     if torch.cuda.is_available():
         pytest.skip("a GPU machine: the launches run in tests/gpu")
-    assert module.launch(0, 1, 1, 1, 128, 0, b"pzz", 0, 1234) is False
+    assert module.launch(0, 1, 1, 1, 128, 0, b"pzz", b"", 0, 1234) is False
+
+
+def test_a_tensor_is_passed_as_its_address(module):
+    x = torch.zeros(8)
+    assert module.pack(b"ppi", x, x[1:], 5) == _slots(
+        struct.pack("<Q", x.data_ptr()), struct.pack("<Q", x.data_ptr() + 4), struct.pack("<i", 5)
+    )
+
+
+SPECIALIZED = [1, 0, 16, 32, 33, -1, -16, -17, 2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**40, 2**63 - 1]
+SPECIALIZED += [2**63, 2**64 + 16, 2**64 + 17, -(2**63), -(2**63) - 16, 2.5, 1.0, True, False]
+
+
+def test_the_c_function_specializes_each_argument_as_triton_does(module):
+    """Its letters are what `launcher.specialization_letters` makes of the Python rule `_specialization`
+    (Triton 3.6's: 16-byte alignment of an address; an int's being 1, a multiple of 16, 32 or 64 bits)."""
+    x = torch.zeros(16)
+    args = [x, x[1:], x[4:], *SPECIALIZED]
+    assert module.specializations(*args) == specialization_letters(_specialization(args)[1])
+    assert module.specializations(x, x[1:])[:2] == b"au"
+
+
+def test_arguments_of_another_specialization_launch_nothing(module):
+    """On a GPU machine a launch of the null function would fail: these return before it."""
+    x = torch.zeros(16)
+    with pytest.raises(TypeError, match="2 arguments for 1 expected"):
+        module.launch(0, 1, 1, 1, 128, 0, b"ppzz", b"a", 0, x, x)
+    with pytest.raises(TypeError, match="expected must be bytes"):
+        module.launch(0, 1, 1, 1, 128, 0, b"pzz", "a", 0, x)
+    assert module.launch(0, 1, 1, 1, 128, 0, b"pzz", b"a", 0, x[1:]) is False, "an unaligned address"
+    assert module.launch(0, 1, 1, 1, 128, 0, b"pizz", b"aO", 0, x, 2**40) is False, "an int past 32 bits"
+    assert module.launch(0, 1, 1, 1, 128, 0, b"pzz", b"a", 0, "text") is False, "Triton's dispatch decides"

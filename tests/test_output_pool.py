@@ -97,22 +97,27 @@ def _counting() -> tuple[list[int], output_pool.Allocate]:
 
 def test_only_outputs_up_to_the_bound_are_kept():
     made, allocate = _counting()
-    cpu = torch.device("cpu")
-    small = pooled(allocate, cpu, (POOLED_MAX_BYTES // 4,), (1,), torch.float32)
-    large = pooled(allocate, cpu, (POOLED_MAX_BYTES // 4 + 1,), (1,), torch.float32)
-    made.clear()  # the pool counts nothing it did not make
-    first = small().data_ptr()
-    assert small().data_ptr() == first and len(made) == 1
-    large()
-    large()
+    small = pooled(allocate, (POOLED_MAX_BYTES // 4,), (1,), torch.float32)
+    large = pooled(allocate, (POOLED_MAX_BYTES // 4 + 1,), (1,), torch.float32)
+    first = small(0).data_ptr()
+    assert small(0).data_ptr() == first and len(made) == 1
+    large(0)
+    large(0)
     assert len(made) == 3, "a large output is allocated on every call"
 
 
-def test_a_buffer_is_kept_per_stream(monkeypatch):
-    streams = iter([1, 1, 2, 2])
-    monkeypatch.setattr(output_pool, "_stream_query", lambda device: lambda: next(streams))
+def test_a_buffer_is_kept_per_stream_and_never_for_a_captured_call():
     made, allocate = _counting()
-    buffer = pooled(allocate, torch.device("cpu"), (4,), (1,), torch.float32)
-    for _ in range(4):  # each call's buffer dropped before the next
-        buffer()
+    buffer = pooled(allocate, (4,), (1,), torch.float32)
+    for stream in (1, 1, 2, 2):  # each call's buffer dropped before the next
+        buffer(stream)
     assert len(made) == 2, "a call on another stream does not write a buffer the first may still use"
+    buffer(None)
+    buffer(None)
+    assert len(made) == 4, "a call captured into a CUDA graph (no stream number) takes a new buffer"
+    buffer(2)
+    assert len(made) == 4, "the stream's buffer stays kept through captured calls"
+
+
+def test_off_a_gpu_every_call_is_on_stream_zero():
+    assert output_pool.current_stream(torch.device("cpu"))() == 0

@@ -72,7 +72,12 @@ class _Bound:
 
     fusion: Fusion
     has_scalars: bool  # some input is a Python number (fusion_ir shows their values)
+    cpu_scalars: bool  # some input is a 0-d CPU tensor (`_cpu_scalars_on_the_run_device`)
     plans: dict[tuple[str, bool], _Prepared] = field(default_factory=dict)  # by (backend, alias_outputs)
+    recent: tuple[Fusion, dict[str, Any]] = field(init=False)  # `_recent` when there are no scalars
+
+    def __post_init__(self) -> None:
+        self.recent = (self.fusion, {})
 
 
 @functools.cache
@@ -99,15 +104,14 @@ def flat_inputs(inputs: Sequence[Any] | None) -> list[Any] | None:
     return flat
 
 
+def _has_cpu_scalars(inputs: list[Any]) -> bool:
+    return any(type(x) is torch.Tensor and not x.dim() and x.device.type == "cpu" for x in inputs)
+
+
 def _cpu_scalars_on_the_run_device(inputs: list[Any]) -> list[Any]:
     """nvFuser takes a 0-d CPU tensor (`is_cpu=True`, what `from_pytorch` makes of one) beside GPU tensors
     as a scalar: here it goes to the device the kernels run on, and so do the outputs made from it alone,
     for every backend alike."""
-    for x in inputs:  # each call pays this scan: a loop, cheaper than any() of a generator; the rank first
-        if type(x) is torch.Tensor and not x.dim() and x.device.type == "cpu":
-            break
-    else:
-        return inputs
     from hfuse.runtime.device import run_device
 
     device = run_device()
@@ -130,12 +134,13 @@ def _inputs_key(inputs: Sequence[Any] | None) -> tuple | None:
     binding's `signature`, which leaves out the scalars that shape nothing, and much cheaper to make."""
     if inputs is None:
         return None
-    return tuple(
-        [  # from a list: a generator costs more than the key itself for a few inputs
-            (x.dtype, x.shape, x.stride(), x.device) if isinstance(x, torch.Tensor) else (type(x), x)
-            for x in inputs
-        ]
-    )
+    key = []  # a loop: a comprehension (or a generator) costs more than the key itself for a few inputs
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            key.append((x.dtype, x.shape, x.stride(), x.device))
+        else:
+            key.append((type(x), x))
+    return tuple(key)
 
 
 def _scalar_values(fusion: Fusion, inputs: Sequence[Any]) -> dict[str, Any]:
@@ -442,9 +447,12 @@ class FusionDefinition:
             has_scalars = any(isinstance(x, NUMBER_TYPES) for x in inputs or ())
             if len(self._by_inputs) >= MAX_INPUT_KEYS:
                 self._by_inputs.clear()
-            bound = self._by_inputs[fast_key] = _Bound(fusion, has_scalars)
-        # 0.0 and -0.0 share a key: the values are taken from these inputs
-        self._recent = (bound.fusion, _scalar_values(bound.fusion, inputs) if bound.has_scalars else {})
+            bound = _Bound(fusion, has_scalars, _has_cpu_scalars(inputs or []))
+            self._by_inputs[fast_key] = bound
+        recent = bound.recent
+        if bound.has_scalars:  # 0.0 and -0.0 share a key: the values are taken from these inputs
+            recent = (bound.fusion, _scalar_values(bound.fusion, inputs))
+        self._recent = recent
         return bound
 
     def execute(
@@ -470,8 +478,10 @@ class FusionDefinition:
                 f"alias_outputs, backend, static_outputs and nvFuser's "
                 f"{', '.join(sorted(IGNORED_EXECUTE_KEYWORDS))}"
             )
-        inputs = _cpu_scalars_on_the_run_device(self._with_seed(flat_inputs(inputs) or [], draw_seed))
-        bound = self._bound(inputs)
+        inputs = self._with_seed(flat_inputs(inputs) or [], draw_seed)
+        bound = self._bound(inputs)  # keyed by the inputs as given: their devices decide what moves
+        if bound.cpu_scalars:
+            inputs = _cpu_scalars_on_the_run_device(inputs)
         fusion = bound.fusion
         if backend == EAGER:
             from hfuse.reference import evaluate
@@ -484,7 +494,7 @@ class FusionDefinition:
             prepared = bound.plans[backend, alias_outputs] = _Prepared(
                 plan, LastRun(backend, fusion, None, plan.compiled)
             )
-        if not profile and prepared.plan.ready:
+        if not profile:  # the lean call once the plan is ready, else a full run
             self._last = prepared.last
             return prepared.plan.call(inputs, static_outputs)
         outputs, fusion_profile = prepared.plan.run(inputs, profile=profile)

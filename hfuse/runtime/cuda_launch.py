@@ -3,9 +3,10 @@
 
 Triton 3.6's C launch function parses thirteen leading arguments, checks the CUDA context and
 the launch hooks and fills a launch configuration on every call; this one takes the bound values
-and the kernel's arguments, so a cached call spends less host time on each launch. It is built
-with Triton's own compiler helper (its cache keeps the built module between processes) for
-kernels whose parameters are all addresses, integers and float32/float64 scalars; any other
+and the kernel's arguments (data addresses, or the tensors themselves, whose specializations it
+checks against the compiled kernel's), so a cached call spends less host time on each launch. It
+is built with Triton's own compiler helper (its cache keeps the built module between processes)
+for kernels whose parameters are all addresses, integers and float32/float64 scalars; any other
 kernel, or a machine where it cannot be built, keeps Triton's C launch.
 """
 
@@ -59,10 +60,11 @@ def c_module() -> ModuleType | None:
         return None
 
 
-def bound_launch(compiled: Any, grid: tuple[int, int, int]) -> OwnLaunch | None:
+def bound_launch(compiled: Any, grid: tuple[int, int, int], expected: bytes = b"") -> OwnLaunch | None:
     """The launch of `compiled` (a Triton 3.6 CompiledKernel of one CTA per program, without cooperative
     or programmatic launch) on `grid`, taking the stream and the kernel's arguments; None where this
-    launch does not apply."""
+    launch does not apply. `expected`: the arguments' specializations it launches (see cuda_launch.c);
+    empty: any."""
     metadata = getattr(compiled, "metadata", None)
     signature = getattr(getattr(compiled, "src", None), "signature", None)
     if metadata is None or not isinstance(signature, dict):
@@ -73,5 +75,5 @@ def bound_launch(compiled: Any, grid: tuple[int, int, int]) -> OwnLaunch | None:
     module = c_module() if letters is not None else None
     if module is None or not module.available():
         return None
-    threads = 32 * metadata.num_warps
-    return functools.partial(module.launch, compiled.function, *grid, threads, metadata.shared, letters)
+    threads, shared = 32 * metadata.num_warps, metadata.shared
+    return functools.partial(module.launch, compiled.function, *grid, threads, shared, letters, expected)

@@ -26,6 +26,7 @@ from hfuse.pipeline import Compiled, Progress, compile_eager, compile_fusion
 from hfuse.runtime import autotune, special_probe
 from hfuse.runtime.device import GPU_LOCK, has_cuda, run_device
 from hfuse.runtime.memory import check_run_memory, out_of_memory_detail, out_of_memory_error, run_bytes
+from hfuse.runtime.output_pool import current_stream
 from hfuse.runtime.parallel_compile import DryLaunch, compile_side_by_side
 from hfuse.runtime.profile import build_profile
 from hfuse.runtime.profile_model import FusionProfile
@@ -225,13 +226,16 @@ def _lean(plan: Plan, static_outputs: bool) -> LeanCall:
     outputs = tuple(positions[name] for name in plan.outputs)
     returned = outputs if plan.returned is None else tuple(outputs[i] for i in plan.returned)
     run_name = plan._run_name
+    stream_now = current_stream(run_device())
+    only = returned[0] if len(returned) == 1 else None  # a list of one is made without a comprehension
 
     def call(inputs: Sequence[Any]) -> list[torch.Tensor]:
         values = [*inputs, *constants]
+        stream = stream_now()
         with GPU_LOCK:
             try:
                 for step in steps:
-                    step(values)
+                    step(values, stream)
             except Exception as err:
                 out_of_memory = out_of_memory_detail(err)
                 if out_of_memory is None:
@@ -243,6 +247,8 @@ def _lean(plan: Plan, static_outputs: bool) -> LeanCall:
                 raise out_of_memory_error(out_of_memory, plan.run_bytes, run_name)
             if plan.in_place:
                 _write_in_place_outputs(plan, inputs, [values[i] for i in outputs])
+        if only is not None:
+            return [values[only]]
         return [values[i] for i in returned]
 
     return call

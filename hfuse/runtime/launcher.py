@@ -9,7 +9,9 @@ its `SCRATCH` allocated for each call (a split reduction's partials).
 Triton compiles a kernel for what it specializes on in the arguments: whether a pointer is 16-byte
 aligned, whether an integer is 1, is divisible by 16 or fits 32 bits. The compiled kernel is launched
 directly only while the arguments agree with the first launch's on all of that (`_specialization`);
-otherwise `run()` lets Triton pick or compile the kernel that fits.
+otherwise `run()` lets Triton pick or compile the kernel that fits. A module that launches one kernel
+on its own arguments checks them in hfuse's C launch function itself (`lean_c_launch`), which takes
+the tensors as they are: a cached call does no per-argument work in Python.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from hfuse.runtime.cuda_launch import bound_launch
 from hfuse.runtime.graph_replay import REPLAYED_SCRATCH_MAX_BYTES, replayed
 
 DirectLaunch = Callable[..., object]  # the compiled kernel launched on (data pointers and scalars)
+# (the module's arguments, the current stream or None) -> launched; False: the caller launches otherwise
+LeanLaunch = Callable[[Sequence[Any], "int | None"], bool]
 Allocate = Callable[[tuple[int, ...], tuple[int, ...], torch.dtype], torch.Tensor]  # (shape, strides, dtype)
 Table = tuple[tuple[str, tuple[int, int, int], tuple[int, ...]], ...]  # LAUNCHES: (name, grid, positions)
 
@@ -40,6 +44,7 @@ class KernelLauncher:
         self.checked = False
         self.direct: DirectLaunch | None = None
         self.specialization: tuple[Any, ...] = ()
+        self.lean: LeanLaunch | None = None
 
     def __call__(self, args: Sequence[Any]) -> Callable[[], object]:
         """Launches the kernel on `args` and returns a function that launches it again on them, the way
@@ -50,8 +55,12 @@ class KernelLauncher:
         self.launch(args)
         return lambda: self.launch(args)
 
-    def launch(self, args: Sequence[Any]) -> None:
-        """Launches the kernel on `args`: the first time through the module's checks."""
+    def launch(self, args: Sequence[Any], stream: int | None = None) -> None:
+        """Launches the kernel on `args`: the first time through the module's checks. `stream`: the
+        device's current stream as a number, where the caller has it (None: looked up when needed)."""
+        lean = self.lean
+        if lean is not None and lean(args, stream):
+            return
         if not self.checked:
             launched = self.module.launch(*args)
             self.checked = True
@@ -93,6 +102,8 @@ class KernelLauncher:
         names = " and ".join(name for name, _, _ in table)
         self.direct = _in_order(bound, self.module.SCRATCH, len(args), self.allocate, device, names)
         self.specialization = specialization
+        if _launches_one_kernel_on_its_arguments(bound, self.module.SCRATCH, len(args)):
+            self.lean = lean_c_launch(kernels[0], table[0][1], device, specialization, self.module)
 
 
 def _in_order(
@@ -107,7 +118,7 @@ def _in_order(
     kernel on its arguments as given, else each kernel in turn on its own arguments, with new scratch
     buffers; several launches with small scratch buffers on a GPU are replayed as one CUDA graph while
     the arguments repeat (`graph_replay`; `names`, the kernels', for its warnings)."""
-    if len(bound) == 1 and not scratch and bound[0][1] == tuple(range(arity)):
+    if _launches_one_kernel_on_its_arguments(bound, scratch, arity):
         return bound[0][0]
 
     def launch(*passed: Any) -> None:
@@ -120,6 +131,12 @@ def _in_order(
     if len(bound) > 1 and device.type == "cuda" and scratch_bytes <= REPLAYED_SCRATCH_MAX_BYTES:
         return replayed(launch, device, _hooks_quiet(), names)
     return launch
+
+
+def _launches_one_kernel_on_its_arguments(
+    bound: Sequence[tuple[DirectLaunch, tuple[int, ...]]], scratch: Sequence[Any], arity: int
+) -> bool:
+    return len(bound) == 1 and not scratch and bound[0][1] == tuple(range(arity))
 
 
 def _hooks_quiet() -> Callable[[], bool]:
@@ -156,6 +173,20 @@ def _specialization(args: Sequence[Any]) -> tuple[list[Any], tuple[Any, ...]]:
     return passed, tuple(specialization)
 
 
+def specialization_letters(specialization: tuple[Any, ...]) -> bytes:
+    """A `_specialization` as the C launch function's `expected` spells it (see cuda_launch.c)."""
+    letters = bytearray()
+    for kind in specialization:
+        if kind is True or kind is False:
+            letters += b"a" if kind else b"u"
+        elif kind is float or kind is bool:
+            letters += b"f" if kind is float else b"b"
+        else:
+            one, sixteen, int32, int64 = kind
+            letters.append(0x40 | one | sixteen << 1 | int32 << 2 | int64 << 3)
+    return bytes(letters)
+
+
 def _bound_runner(compiled: Any, grid: tuple[int, int, int]) -> DirectLaunch:
     """Triton's own launch of a compiled kernel on a fixed grid; it takes data pointers as tensors."""
     return compiled[grid]
@@ -170,18 +201,11 @@ def bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.devi
     its launcher's Python wrapper and two calls of empty hook chains. While a launch hook is set (a
     profiler's), Triton's runner launches instead, so that the hook sees every launch as Triton reports
     it."""
-    runner = getattr(compiled, "run", None)
-    c_launch = getattr(runner, "launch", None)
-    fields = ("launch_cooperative_grid", "launch_pdl", "global_scratch_size", "profile_scratch_size")
-    if c_launch is None or not all(hasattr(runner, f) for f in fields) or not _takes_grid_then_args(runner):
+    runner = _triton_c_launcher(compiled, device)
+    if runner is None:
         return None
-    if runner.global_scratch_size or runner.profile_scratch_size or device.type != "cuda":
-        return None
-    from triton import knobs
-
-    hooks = knobs.runtime
-    default = hooks.launch_enter_hook
-    chain = type(default) if isinstance(getattr(default, "calls", None), list) else None  # a HookChain
+    hooks, chain = _launch_hooks()
+    c_launch = runner.launch
     fallback = _bound_runner(compiled, grid)
     own = bound_launch(compiled, grid)
     x, y, z = grid
@@ -202,6 +226,62 @@ def bound_c_launch(compiled: Any, grid: tuple[int, int, int], device: torch.devi
         c_launch(x, y, z, stream, function, cooperative, pdl, None, None, metadata, None, None, None, *args)
 
     return launch
+
+
+def lean_c_launch(
+    compiled: Any,
+    grid: tuple[int, int, int],
+    device: torch.device,
+    specialization: tuple[Any, ...],
+    module: ModuleType,
+) -> LeanLaunch | None:
+    """The compiled kernel's launch through hfuse's own C function on the arguments of the generated
+    `module` that launches it alone, as they are (tensors, numbers): the C function takes each tensor's
+    address and launches only while every argument is specialized as `specialization` (the first
+    launch's) says. It launches nothing, and returns False, while a launch hook is set (`bound_c_launch`
+    then launches), while the module's run() is replaced, or where `bound_c_launch` would launch through
+    Triton's C function instead; None where the own launch does not apply to this kernel."""
+    if _triton_c_launcher(compiled, device) is None:
+        return None
+    own = bound_launch(compiled, grid, specialization_letters(specialization))
+    if own is None:
+        return None
+    hooks, chain = _launch_hooks()
+    stream_of, index = torch._C._cuda_getCurrentRawStream, device.index or 0
+    generated_run = getattr(module, "run", None)
+
+    def lean(args: Sequence[Any], stream: int | None) -> bool:
+        enter, leave = hooks.launch_enter_hook, hooks.launch_exit_hook
+        if type(enter) is not chain or type(leave) is not chain or enter.calls or leave.calls:
+            return False
+        if getattr(module, "run", None) is not generated_run:
+            return False
+        return own(stream_of(index) if stream is None else stream, *args)
+
+    return lean
+
+
+def _triton_c_launcher(compiled: Any, device: torch.device) -> Any | None:
+    """The compiled kernel's Triton 3.6 launcher where hfuse may call its C function: one of the layout
+    written here, for a kernel that needs no scratch memory, on a CUDA device; else None."""
+    runner = getattr(compiled, "run", None)
+    fields = ("launch", "launch_cooperative_grid", "launch_pdl", "global_scratch_size")
+    fields += ("profile_scratch_size",)
+    if not all(hasattr(runner, f) for f in fields) or not _takes_grid_then_args(runner):
+        return None
+    if runner.global_scratch_size or runner.profile_scratch_size or device.type != "cuda":
+        return None
+    return runner
+
+
+def _launch_hooks() -> tuple[Any, type | None]:
+    """Triton's runtime knobs, which hold the launch hooks, and the type of its default hook (an empty
+    chain of hooks), or None where its default is not such a chain."""
+    from triton import knobs
+
+    hooks = knobs.runtime
+    default = hooks.launch_enter_hook
+    return hooks, type(default) if isinstance(getattr(default, "calls", None), list) else None
 
 
 def _calls_something(hook: Any) -> bool:

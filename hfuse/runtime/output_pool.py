@@ -23,6 +23,7 @@ from hfuse.runtime.launcher import Allocate
 POOLED_MAX_BYTES = 1 << 20
 
 Kept = list  # [the buffer returned last or None, the stream it was written on]
+PooledBuffer = Callable[[int | None], torch.Tensor]  # the current stream (None: captured) -> a buffer
 
 
 def _holders(kept: Kept) -> tuple[int, int, int, int]:
@@ -45,44 +46,40 @@ _ALONE = _held_by_the_pool_alone()
 
 
 def pooled(
-    allocate: Allocate,
-    device: torch.device,
-    shape: tuple[int, ...],
-    strides: tuple[int, ...],
-    dtype: torch.dtype,
-) -> Callable[[], torch.Tensor]:
-    """The buffer of one output for each call: the last one again while only the pool holds it and the call
-    runs on the stream that wrote it, else a new one (always a new one past POOLED_MAX_BYTES)."""
+    allocate: Allocate, shape: tuple[int, ...], strides: tuple[int, ...], dtype: torch.dtype
+) -> PooledBuffer:
+    """The buffer of one output for a call on `stream` (`current_stream`'s number): the last one again
+    while only the pool holds it and the call runs on the stream that wrote it, else a new one (always a
+    new one past POOLED_MAX_BYTES, or while the stream is captured)."""
     extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) if all(shape) else 0
     if extent * dtype.itemsize > POOLED_MAX_BYTES or _ALONE is None:
-        return lambda: allocate(shape, strides, dtype)
-    stream = _stream_query(device)
+        return lambda stream: allocate(shape, strides, dtype)
     kept: Kept = [None, None]
 
-    def buffer() -> torch.Tensor:
-        now = stream()
-        if now is None:
+    def buffer(stream: int | None) -> torch.Tensor:
+        if stream is None:
             return allocate(shape, strides, dtype)
-        if kept[1] == now and kept[0] is not None and _holders(kept) == _ALONE:
+        if kept[1] == stream and kept[0] is not None and _holders(kept) == _ALONE:
             return kept[0]
-        kept[0], kept[1] = allocate(shape, strides, dtype), now
+        kept[0], kept[1] = allocate(shape, strides, dtype), stream
         return kept[0]
 
     return buffer
 
 
-def _stream_query(device: torch.device) -> Callable[[], int | None]:
-    """The current stream of the device the plan runs on, as a number (0 off a GPU, which has none); None
+def current_stream(device: torch.device) -> Callable[[], int | None]:
+    """The current stream of the device a plan runs on, as a number (0 off a GPU, which has none); None
     while that stream is captured into a CUDA graph, whose calls take no pooled buffer (a replay would
-    write it after the pool had handed it to a later call)."""
+    write it after the pool had handed it to a later call). A call asks once and passes the number to
+    its buffers and launches."""
     if device.type != "cuda":
         return lambda: 0
-    current_stream, current_device = torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice
+    raw_stream, current_device = torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice
     capturing = torch._C._cuda_isCurrentStreamCapturing
 
     def current() -> int | None:
         if capturing():
             return None
-        return current_stream(current_device() if device.index is None else device.index)
+        return raw_stream(current_device() if device.index is None else device.index)
 
     return current

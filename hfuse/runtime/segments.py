@@ -25,7 +25,7 @@ from hfuse.runtime.device import run_device
 from hfuse.runtime.kernel_cache import load_kernel
 from hfuse.runtime.launcher import Allocate, KernelLauncher
 from hfuse.runtime.memory import out_of_memory_detail
-from hfuse.runtime.output_pool import pooled
+from hfuse.runtime.output_pool import PooledBuffer, pooled
 from hfuse.runtime.parallel_compile import DryLaunch, jit_functions, never_compiled
 from hfuse.segment.model import Group, SchedulerKind
 
@@ -35,8 +35,9 @@ Rerun = Callable[[], object]  # the segment's device work again, with the same a
 
 
 # A validated call's work of one segment, on the call's values by position (the plan's inputs, its
-# constants, then every segment's outputs in order), to which it appends its outputs.
-Step = Callable[[list[Any]], None]
+# constants, then every segment's outputs in order), to which it appends its outputs; and the current
+# stream as `output_pool.current_stream` gives it (the call asks once, for all its segments).
+Step = Callable[[list[Any], int | None], None]
 # (name -> position, poison, static): adds its outputs' positions. `static`: a kernel writes the same
 # buffers, allocated here, on every call (see `Plan.call`).
 Bind = Callable[[dict[str, int], bool, bool], Step]
@@ -130,16 +131,14 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
         reads = tuple(positions[name] for name in inputs)
         allocate = fast_allocation(device)
         sources = tuple(  # (a new buffer, None) or (None, the position of the input written in place)
-            (_buffer_source(allocate, device, static, spec), None)
-            if target is None
-            else (None, positions[target])
+            (_buffer_source(allocate, static, spec), None) if target is None else (None, positions[target])
             for spec, target in zip(specs, into, strict=True)
         )
         poisoned = tuple((i, spec.poison) for i, spec in enumerate(specs) if into[i] is None)
         positions.update((name, len(positions)) for name in outputs)
 
-        def step(values: list[Any]) -> None:
-            buffers = [values[at] if make is None else make() for make, at in sources]
+        def step(values: list[Any], stream: int | None) -> None:
+            buffers = [values[at] if make is None else make(stream) for make, at in sources]
             if poison:
                 for i, value in poisoned:
                     buffers[i].fill_(value)
@@ -148,7 +147,7 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
                 args[i] = _launch_arg(args[i])
             args += buffers
             try:
-                launcher.launch(args)
+                launcher.launch(args, stream)
             except Exception as err:
                 if out_of_memory_detail(err) is not None:
                     raise  # not the kernel's fault: the run reports it as a LimitError
@@ -168,15 +167,13 @@ def _kernel_segment(compiled: Compiled, group: Group, in_place: dict[str, str]) 
     return Segment(group, run, kernel.name, bind, dry)
 
 
-def _buffer_source(
-    allocate: Allocate, device: torch.device, static: bool, spec: OutputSpec
-) -> Callable[[], torch.Tensor]:
+def _buffer_source(allocate: Allocate, static: bool, spec: OutputSpec) -> PooledBuffer:
     """Where a validated call's buffer for an output comes from: with static outputs one buffer allocated
     here for every call, else the output pool."""
     if static:
         buffer = allocate(spec.shape, spec.strides, spec.dtype)
-        return lambda: buffer
-    return pooled(allocate, device, spec.shape, spec.strides, spec.dtype)
+        return lambda stream: buffer
+    return pooled(allocate, spec.shape, spec.strides, spec.dtype)
 
 
 def _reported(kernel: KernelSource, launch: Callable[[], T]) -> Callable[[], T]:
@@ -258,7 +255,7 @@ def _alias_segment(compiled: Compiled, group: Group) -> Segment:
             made.append((positions[view.input], view.shape, view.strides, view.offset))
             positions[view.output] = len(positions)
 
-        def step(values: list[Any]) -> None:
+        def step(values: list[Any], stream: int | None) -> None:
             for base_at, shape, strides, offset in made:
                 base = values[base_at]
                 values.append(base.as_strided(shape, strides, base.storage_offset() + offset))
@@ -283,7 +280,7 @@ def _by_name(run: Callable[[Env, bool], object], reads: tuple[str, ...], writes:
         read = tuple((name, positions[name]) for name in reads)
         positions.update((name, len(positions)) for name in writes)
 
-        def step(values: list[Any]) -> None:
+        def step(values: list[Any], stream: int | None) -> None:
             env = {name: values[i] for name, i in read}
             run(env, poison)
             values.extend(env[name] for name in writes)

@@ -64,8 +64,8 @@ def test_validated_calls_go_through_hfuses_own_launch_with_scalar_parameters(mon
     launched: list[bool] = []
     real = launcher_module.bound_launch
 
-    def counted(compiled, grid):
-        own = real(compiled, grid)
+    def counted(compiled, grid, *expected):
+        own = real(compiled, grid, *expected)
         assert own is not None, f"no own launch for a kernel of signature {compiled.src.signature}"
         return lambda *args: launched.append(own(*args)) or launched[-1]
 
@@ -76,6 +76,53 @@ def test_validated_calls_go_through_hfuses_own_launch_with_scalar_parameters(mon
         for out, want in zip(fd.execute([x, scale, shift]), _expected(x, scale, shift), strict=True):
             torch.testing.assert_close(out, want, rtol=1e-2, atol=1e-1)
     assert launched and all(launched), "each validated call's launches went through the own launch"
+
+
+def _scaled_shifted() -> FusionDefinition:
+    """One pointwise kernel taking a float and an int scalar."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+        scale = fd.define_scalar(dtype=DataType.Double)
+        shift = fd.define_scalar(dtype=DataType.Int)
+        fd.add_output(fd.ops.add(fd.ops.mul(x, scale), shift))
+    return fd
+
+
+def _counted_lean_launches(monkeypatch) -> list[bool]:
+    """What each lean launch of a one-kernel module returned (True: launched by hfuse's C function)."""
+    if not triton.__version__.startswith("3.6"):
+        pytest.skip(f"the C launch is written for Triton 3.6's launcher; this is {triton.__version__}")
+    outcomes: list[bool] = []
+    real = launcher_module.lean_c_launch
+
+    def counted(*args):
+        lean = real(*args)
+        assert lean is not None, "a one-kernel module of this Triton launches through the lean launch"
+        return lambda launched_on, stream: outcomes.append(lean(launched_on, stream)) or outcomes[-1]
+
+    monkeypatch.setattr(launcher_module, "lean_c_launch", counted)
+    return outcomes
+
+
+def test_one_kernel_calls_hand_their_tensors_to_the_c_launch_while_specialized_alike(monkeypatch):
+    """Inputs of the plan's layout at an address off 16 bytes, or an int of another kind, are not what
+    the compiled kernel was specialized for: the C launch declines them and Triton picks the kernel."""
+    outcomes = _counted_lean_launches(monkeypatch)
+    fd, base = _softmax(), torch.randn(64 * 256 + 1, device="cuda")
+    aligned, unaligned = base[:-1].view(64, 256), base[1:].view(64, 256)
+    for x in (aligned, aligned, aligned, unaligned, unaligned, aligned):
+        (out,) = fd.execute([x])
+        torch.testing.assert_close(out, torch.softmax(x, 1))
+    *launched, declined, declined_again, again = outcomes  # the first call may launch again as it validates
+    assert len(launched) >= 2 and all(launched) and again, outcomes
+    assert not declined and not declined_again, "an address off 16 bytes: Triton picks the kernel"
+    outcomes.clear()
+    fd, x = _scaled_shifted(), torch.randn(64, 96, device="cuda")
+    for scale, shift in ((0.5, 3), (0.5, 3), (-1.25, 7), (2.0, 16), (3.0, 2**40), (1.5, 5)):
+        (out,) = fd.execute([x, scale, shift])
+        torch.testing.assert_close(out, x * scale + shift)
+    assert outcomes[0] is True and outcomes[-1] is True, outcomes
+    assert False in outcomes, "a multiple of 16, or an int past 32 bits, is specialized otherwise"
 
 
 def test_cached_calls_from_a_new_thread_compute_the_outputs():
