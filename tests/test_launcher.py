@@ -137,6 +137,34 @@ def test_other_launchers_and_kernels_with_scratch_memory_keep_tritons_runner(mon
     assert not launcher_module._calls_something(None) and not launcher_module._calls_something(_Chain([]))
 
 
+def test_the_lean_c_launch_takes_the_arguments_as_they_are_and_declines_under_a_hook(monkeypatch):
+    hooks = _fake_cuda(monkeypatch, enter=_Chain([]))
+    hooks.launch_exit_hook = _Chain([])
+    own_calls: list[tuple] = []
+    bound_with: list[bytes] = []
+
+    def bound_launch(compiled, grid, expected=b""):
+        bound_with.append(expected)
+        return lambda stream, *args: own_calls.append((stream, *args)) or True
+
+    monkeypatch.setattr(launcher_module, "bound_launch", bound_launch)
+    x, out = torch.zeros(16), torch.zeros(16)
+    module = SimpleNamespace(run=lambda *args: None)
+    lean = launcher_module.lean_c_launch(
+        _Compiled(_Launcher36()), (3, 1, 1), torch.device("cuda", 1), _specialization([x, out, 17])[1], module
+    )
+    assert bound_with == [b"aa" + bytes([0x40 | 0b1100])], "aligned, aligned, an int of 32 bits"
+    assert lean([x, out, 17], 4242) and lean([x, out, 17], None)
+    assert own_calls == [(4242, x, out, 17), (778, x, out, 17)], (
+        "the stream given, else the device's current one"
+    )
+    hooks.launch_enter_hook.calls.append(print)  # a profiler's hook: Triton's runner must launch
+    assert not lean([x, out, 17], 4242)
+    hooks.launch_enter_hook.calls.clear()
+    module.run = lambda *args: None  # run() replaced: the module's own launch must run
+    assert not lean([x, out, 17], 4242) and len(own_calls) == 2
+
+
 def _column_sums(rows: int, cols: int):
     """A column sum long enough to split: partials, then their sums (two launches, one scratch buffer)."""
     b = FusionBuilder()
