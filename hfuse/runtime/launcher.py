@@ -28,11 +28,19 @@ from hfuse.runtime.graph_replay import REPLAYED_SCRATCH_MAX_BYTES, replayed
 
 DirectLaunch = Callable[..., object]  # the compiled kernel launched on (data pointers and scalars)
 # (the module's arguments, the current stream or None) -> launched; False: the caller launches otherwise
-LeanLaunch = Callable[[Sequence[Any], "int | None"], bool]
+LeanLaunch = Callable[[Sequence[Any], int | None], bool]
 Allocate = Callable[[tuple[int, ...], tuple[int, ...], torch.dtype], torch.Tensor]  # (shape, strides, dtype)
 Table = tuple[tuple[str, tuple[int, int, int], tuple[int, ...]], ...]  # LAUNCHES: (name, grid, positions)
 
 INT32, INT64 = range(-(2**31), 2**31), range(-(2**63), 2**63)  # beyond int64, Triton passes uint64
+# what hfuse reads of Triton 3.6's CudaLauncher to call its C function, or its own, in its place
+LAUNCHER_FIELDS = (
+    "launch",
+    "launch_cooperative_grid",
+    "launch_pdl",
+    "global_scratch_size",
+    "profile_scratch_size",
+)
 
 
 class KernelLauncher:
@@ -265,9 +273,7 @@ def _triton_c_launcher(compiled: Any, device: torch.device) -> Any | None:
     """The compiled kernel's Triton 3.6 launcher where hfuse may call its C function: one of the layout
     written here, for a kernel that needs no scratch memory, on a CUDA device; else None."""
     runner = getattr(compiled, "run", None)
-    fields = ("launch", "launch_cooperative_grid", "launch_pdl", "global_scratch_size")
-    fields += ("profile_scratch_size",)
-    if not all(hasattr(runner, f) for f in fields) or not _takes_grid_then_args(runner):
+    if not all(hasattr(runner, f) for f in LAUNCHER_FIELDS) or not _takes_grid_then_args(runner):
         return None
     if runner.global_scratch_size or runner.profile_scratch_size or device.type != "cuda":
         return None
