@@ -9,12 +9,15 @@
 
 `compare` prints, per script, the device time of one call (its kernels' durations from torch.profiler,
 L2 flushed, the median of 10) of hfuse and of torch.compile (dynamic=False) of hfuse's reference of the
-fusion, their ratio, both do_bench medians, and hfuse's bandwidth over the inputs and outputs.
+fusion, their ratio, that of a clone of the bytes the fusion moves (each input's storage read and each
+output written once) and its share of each, both do_bench medians, and hfuse's bandwidth. Where Dynamo
+gives up on the reference (its recompile limit, logged), torch.compile's time is eager's.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 TORCH_DTYPES = {"BFloat16": "torch.bfloat16", "Float": "torch.float32"}
@@ -297,18 +300,20 @@ def write(folder: Path) -> None:
     print(f"{len(cases())} scripts under {folder}")
 
 
-def compare(path: str) -> str:
-    """The line `compare` prints for the script at `path`."""
+def compare(path: str, plain: Callable[..., list] | None = None) -> str:
+    """The line `compare` prints for the script at `path`; torch.compile compiles `plain` (the example's
+    plain torch function) when given, else hfuse's reference of the fusion."""
     import torch
     from triton.testing import do_bench
 
     from hfuse.loader import load
     from hfuse.service.measure import baseline_function, device_us
 
+    torch._dynamo.reset()  # compiles of earlier scripts would count toward this one's recompile limit
     script = load(Path(path).read_text(), device="cuda")
     fd, inputs = script.fd, script.inputs
     outputs = fd.execute(inputs, alias_outputs=False)
-    compiled = torch.compile(baseline_function(script.fusion, outputs, None), dynamic=False)
+    compiled = torch.compile(baseline_function(script.fusion, outputs, plain), dynamic=False)
     compiled(*inputs)
 
     def hfuse() -> object:
@@ -320,9 +325,14 @@ def compare(path: str) -> str:
     ours, theirs = device_us(hfuse), device_us(torch_compile)
     ours_bench = do_bench(hfuse, return_mode="median") * 1e3
     theirs_bench = do_bench(torch_compile, return_mode="median") * 1e3
-    nbytes = sum(t.numel() * t.element_size() for t in [*inputs, *outputs])
+    # bytes moved: each input's storage read once (an expanded input's once), each output written once
+    tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+    nbytes = sum(t.untyped_storage().nbytes() for t in tensors) + sum(t.nbytes for t in outputs)
+    copy = torch.empty(nbytes // 2, dtype=torch.uint8, device="cuda")
+    clone = device_us(copy.clone)
     return (
-        f"{Path(path).stem:28} device hfuse {ours:7.1f} compile {theirs:7.1f} ({theirs / ours:4.2f}x)  "
+        f"{Path(path).stem:34} device hfuse {ours:7.1f} compile {theirs:7.1f} ({theirs / ours:4.2f}x) "
+        f"clone {clone:7.1f} ({clone / ours:4.0%} of it in hfuse, {clone / theirs:4.0%} in compile)  "
         f"bench {ours_bench:7.1f} {theirs_bench:7.1f}  {nbytes / ours / 1e3:6.0f} GB/s"
     )
 

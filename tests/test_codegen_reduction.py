@@ -896,6 +896,42 @@ def test_an_outer_split_over_rows_off_16_bytes_reads_small_tiles_in_more_program
     check(fusion, [group], options=options, reduction_size=300)
 
 
+# rows of 13 bf16 (26 bytes) start off 4-byte boundaries; one tile of rows, so no split but by that rule
+OFF_4_BYTES = dataclasses.replace(
+    MISALIGNED, split_below_programs=1, off_4_bytes_outer_tile=32, off_4_bytes_outer_programs=64
+)
+
+
+def test_an_outer_reduction_over_rows_off_4_bytes_splits_however_many_tiles_of_rows_it_has():
+    """2-byte values at an odd stride load one by one: a column sum splits even where its tiles of rows
+    would fill the GPU, its first launch in tiles of off_4_bytes_outer_tile elements; rows on 4-byte
+    boundaries keep one launch, and a normalization the misaligned_outer_tile tiles."""
+    odd = _column_sums(1, 13, BF16, rows=300)
+    group = whole_group(odd, REDUCTION)
+    kernel = generate(group, odd, OFF_4_BYTES)
+    first = kernel.config["parts"][0]
+    assert kernel.launches == 2 and first["ROWS"] * first["COLS"] == 32
+    assert "the rows start off 4-byte boundaries" in kernel.source
+    assert generate(group, odd, dataclasses.replace(OFF_4_BYTES, off_4_bytes_outer_tile=0)).launches == 1
+    check(odd, [group], options=OFF_4_BYTES, reduction_size=300)
+    even = _column_sums(1, 12, BF16, rows=300)
+    assert generate(whole_group(even, REDUCTION), even, OFF_4_BYTES).launches == 1
+    normalize = _column_normalize(BF16, rows=300, cols=13)
+    flat = dataclasses.replace(OFF_4_BYTES, flat_finish_min_elements=1, flat_split_below_programs=1)
+    normalized = generate(whole_group(normalize, NORMALIZATION), normalize, flat)
+    tile = normalized.config["parts"][0]
+    assert normalized.launches == 3 and tile["ROWS"] * tile["COLS"] == 16
+    check(normalize, [whole_group(normalize, NORMALIZATION)], options=flat, reduction_size=300)
+
+
+@pytest.mark.parametrize(("cols", "launches", "tile"), [(32001, 2, [64, 32]), (30522, 1, [64, 64])])
+def test_a_wide_column_sum_in_bf16_splits_by_default_only_over_rows_off_4_bytes(cols, launches, tile):
+    fusion = _column_sums(1, cols, BF16, rows=6007)  # 501 or 477 tiles of 64 rows: enough to fill the GPU
+    kernel = generate(whole_group(fusion, REDUCTION), fusion, Options())
+    first = kernel.config["parts"][0]
+    assert kernel.launches == launches and [first["ROWS"], first["COLS"]] == tile
+
+
 @pytest.mark.parametrize(
     ("build", "kind"),
     [

@@ -230,13 +230,23 @@ class Lowering:
         if not self.body.deps_of(offset):
             offset = self._inside_or_first(index, offset)
         address = f"{pointer(value.name)} + {offset}" if offset != "0" else pointer(value.name)
-        mask = self._block_mask(self.mask_text(index.mask) if self.body.deps_of(offset) else None, offset)
+        mask = self._block_mask(self.mask_text(self._guarding(index.mask, offset)), offset)
         hint = ", eviction_policy='evict_first'" if value.name in self.evict_first else ""
         text = f"tl.load({address}, mask={mask}, other=0{hint})" if mask else f"tl.load({address}{hint})"
         if value.dtype.is_reduced_float:
             text = widen(text, value.dtype)
         self.loaded.append((value.name, index))
         return self.body.assign(text, value.name.lower())
+
+    def _guarding(self, mask: frozenset[str], offset: str) -> frozenset[str]:
+        """The tests of `mask` that can keep a load at `offset` inside its tensor: none when no block axis
+        moves the address, else those along an axis the address moves with, and those that are one value
+        for the whole program. A test along another axis alone (the column mask, for a value read once
+        per row) would make the address a block of the same element, loaded once per lane."""
+        axes = self.body.deps_of(offset)
+        if not axes:
+            return frozenset()
+        return frozenset(test for test in mask if not (along := self.body.deps_of(test)) or along & axes)
 
     def _inside_or_first(self, index: Index, offset: str) -> str:
         """A load whose address no block axis moves (a row's first element, an input expanded along the

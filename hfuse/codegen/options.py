@@ -79,6 +79,20 @@ class Options:
     # 0: no such rule.
     misaligned_outer_tile: int = 1024
     misaligned_outer_programs: int = 2048
+    # Rows off 4-byte boundaries (2-byte values at an odd stride), loaded element by element, split however
+    # many tiles of rows there are: one launch of [64, 64] tiles keeps too few loads in flight. H200 device
+    # us, bf16, one launch -> split ([64, 16] tiles, 2048 programs): column sums of [6007, 28001] 322.6 ->
+    # 149.6, [6007, 32001] 326.0 -> 155.8, [8192, 32001] 299.1 -> 208.7, [16384, 20001] 562.3 -> 289.9, a
+    # middle-dim sum of [4, 4096, 5001] 191.4 -> 74.6, a column centering of [2048, 80001] 534.0 -> 346.1;
+    # slower: a column sum of [4096, 50257] 167.5 -> 172.5. Rows on 4-byte boundaries keep one launch
+    # ([8192, 30522] 148.8 -> 189.4 split). Where no later launch reads the rows (column sums, not
+    # normalizations), the first launch then reads tiles of `off_4_bytes_outer_tile` elements ([64, 32])
+    # in about `off_4_bytes_outer_programs` programs, not [64, 16] in 2048: [16384, 20001] 288.0 -> 256.3
+    # us, [4, 4096, 5001] 75.1 -> 64.0, [6007, 32001] 156.5 -> 146.4, [4096, 50257] 172.2 -> 153.9,
+    # [8191, 12289] 91.5 -> 79.0 (split before); a column centering of [4099, 5003] was slower so (56.1 ->
+    # 69.0). 0: no such rule.
+    off_4_bytes_outer_tile: int = 2048
+    off_4_bytes_outer_programs: int = 4096
     # Fewest reduced elements in one part of a row. A few rows then split into parts of one column block
     # each, so a program waits on one block's loads, not on a loop of them (H200 device us, 4096 -> 1024:
     # softmax over [8, 50257] bf16 8.5 -> 4.1, log-softmax over [1, 128256] 4.7 -> 3.3, cross-entropy over

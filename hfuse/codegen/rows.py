@@ -96,13 +96,14 @@ def streamed_inputs(group: Group, fusion: Fusion) -> tuple[str, ...]:
     return tuple(v.name for v, elements in zip(values, read, strict=True) if v.is_tensor and elements >= size)
 
 
-def rows_aligned(fusion: Fusion, names: Sequence[str]) -> bool:
-    """Whether every row of each named tensor starts a multiple of 16 bytes after its first element (every
-    stride but a unit one spans a multiple of 16 bytes): with an aligned first element, Triton may then
-    load each row's elements as vectors."""
+def rows_aligned(fusion: Fusion, names: Sequence[str], boundary: int = 16) -> bool:
+    """Whether every row of each named tensor starts a multiple of `boundary` bytes after its first element
+    (every stride but a unit one spans a multiple of it): with an aligned first element and 16 bytes,
+    Triton may then load each row's elements as vectors; off 4 bytes, it loads 2-byte elements one by
+    one."""
     values = [fusion.value(name) for name in names]
     return all(
-        stride * v.dtype.itemsize % 16 == 0
+        stride * v.dtype.itemsize % boundary == 0
         for v in values
         for n, stride in zip(v.shape, v.strides, strict=True)
         if n != 1 and stride != 1

@@ -151,10 +151,20 @@ def split_reduction(
     scalar = (
         space.outer and not aligned and (flat or not space.full_outputs) and options.misaligned_outer_tile > 0
     )
-    if scalar:
-        layout, programs = _scalar_loads(layout, options)
+    # rows off 4-byte boundaries split however many tiles they make (`Options.off_4_bytes_outer_tile`)
+    elementwise = scalar and options.off_4_bytes_outer_tile > 0 and not rows_aligned(fusion, streams, 4)
+    if elementwise and not space.full_outputs:  # a column normalization keeps the tiles below
+        layout, programs = _scalar_loads(
+            layout, options.off_4_bytes_outer_tile, options.off_4_bytes_outer_programs
+        )
+    elif scalar:
+        layout, programs = _scalar_loads(
+            layout, options.misaligned_outer_tile, options.misaligned_outer_programs
+        )
     tiles = cdiv(space.rows, layout.rows)
-    split = choose_split(tiles, space.cols, layout.cols, options, space.outer, programs, below)
+    split = choose_split(
+        tiles, space.cols, layout.cols, options, space.outer, programs, tiles + 1 if elementwise else below
+    )
     if split is None:
         return None
     slots, scratch = partials_buffers(reductions, fusion.value_map, space.rows * split.parts)
@@ -183,11 +193,12 @@ def split_reduction(
         parts = (first, combine_part(group, fusion, space, split, slots, options, wide))
         finish = "combines the partials of each row and writes the outputs"
     launches = launches_in_order(names, parts, args, group.outputs, scratch)
-    why = (
-        "the rows are too few to fill the GPU"
-        if tiles < options.split_below_programs
-        else "one launch would read each tile of rows twice"
-    )
+    if elementwise and tiles >= below:
+        why = "the rows start off 4-byte boundaries, and one launch keeps too few of their loads in flight"
+    elif tiles < options.split_below_programs:
+        why = "the rows are too few to fill the GPU"
+    else:
+        why = "one launch would read each tile of rows twice"
     scalar_note = (
         f" The inputs' rows start off 16-byte boundaries (no vector loads): the first launch reads "
         f"[{layout.rows}, {layout.cols}] tiles in about {programs} programs, to keep more loads in flight."
@@ -215,11 +226,11 @@ def _streaming(layout: Layout, options: Options) -> Layout:
     return dataclasses.replace(layout, cols=min(layout.cols, options.split_stream_cols))
 
 
-def _scalar_loads(layout: Layout, options: Options) -> tuple[Layout, int]:
-    """The first launch's tiles and programs when it reads rows off 16-byte boundaries and no later launch
-    reads them in its tiles (`Options.misaligned_outer_tile`)."""
-    cols = max(1, min(layout.cols, options.misaligned_outer_tile // layout.rows))
-    return dataclasses.replace(layout, cols=cols), options.misaligned_outer_programs
+def _scalar_loads(layout: Layout, tile: int, programs: int) -> tuple[Layout, int]:
+    """The first launch's tiles of `tile` elements and its programs when it reads rows off 16-byte
+    boundaries and no later launch reads them in its tiles (`Options.misaligned_outer_tile`)."""
+    cols = max(1, min(layout.cols, tile // layout.rows))
+    return dataclasses.replace(layout, cols=cols), programs
 
 
 def launches_in_order(
