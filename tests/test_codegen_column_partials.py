@@ -4,6 +4,7 @@ of the inputs, then a launch adding each column's partials."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 import torch
@@ -136,6 +137,23 @@ def test_a_row_group_joins_only_while_its_rows_stay_on_chip_and_fill_the_gpu():
         rows = next(g for g in segmentation.groups if g.kind is SchedulerKind.NORMALIZATION)
         rows = rows.branches[0] if rows.branches else rows
         assert keeps_rows_on_chip(rows, fusion) is joins, shape
+
+
+@pytest.mark.parametrize(
+    ("build", "cols", "warps"),
+    [
+        (rmsnorm_backward, 5120, 8),
+        (layernorm_backward, 4096, 8),
+        (layernorm_backward, 7168, 8),
+        (rmsnorm_backward, 8192, 16),
+    ],
+)
+def test_a_tile_padded_past_the_rows_end_takes_the_warps_of_the_columns_it_holds(build, cols, warps):
+    fusion, segmentation = _joined(build((8192, cols)))
+    (joined,) = (g for g in segmentation.groups if g.branches)
+    kernel = generate(joined, fusion, Options())
+    assert kernel.config["parts"][0]["COLS"] == 8192 if cols > 4096 else cols
+    assert re.findall(r"_rows\[\(\d+,\)\]\(.*num_warps=(\d+)\)", kernel.source) == [str(warps)]
 
 
 @pytest.mark.usefixtures("fresh_cache")

@@ -68,8 +68,7 @@ def _masked_loads(source: str) -> dict[str, str]:
         return re.sub(r"\b(r?c?mask\w*|mask\w*)\b", lambda m: spelled(m.group(1), depth + 1), text)
 
     return {
-        found.group(1): spelled(found.group(3)) if found.group(3) else ""
-        for found in _LOAD.finditer(source)
+        found.group(1): spelled(found.group(3)) if found.group(3) else "" for found in _LOAD.finditer(source)
     }
 
 
