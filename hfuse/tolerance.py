@@ -125,12 +125,12 @@ def _compare_exact(actual: torch.Tensor, expected: torch.Tensor) -> Comparison:
 
 def _scale(expected: torch.Tensor, magnitude: torch.Tensor) -> torch.Tensor:
     """The larger of |expected| and the terms' magnitude; |expected| where the magnitude is not finite (an
-    intermediate that overflowed says nothing about the rounding of a finite result). A finite magnitude
-    beyond the compared dtype's range counts as its largest value."""
-    size = expected.abs()
-    finite = torch.isfinite(magnitude)
-    magnitude = magnitude.clamp(max=torch.finfo(size.dtype).max).to(size.dtype)
-    return torch.where(finite, torch.maximum(size, magnitude), size)
+    intermediate that overflowed says nothing about the rounding of a finite result). In float64, so that
+    a finite magnitude beyond the compared dtype's range scales the tolerance as much as it says (the
+    rounding of exp(exp(exp(x))) near float32's largest value, amplified by the 88 under the last exp)."""
+    size = expected.abs().to(torch.float64)
+    magnitude = magnitude.to(torch.float64)
+    return torch.where(torch.isfinite(magnitude), torch.maximum(size, magnitude), size)
 
 
 def _compute_dtype(actual: torch.Tensor, expected: torch.Tensor) -> torch.dtype:

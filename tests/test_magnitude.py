@@ -129,12 +129,19 @@ def test_a_float_result_of_half_math_may_be_a_half_unit_off():
     assert not compare(expected * 1.01, expected, DataType.Float, magnitude=magnitude).ok
 
 
-def test_a_magnitude_beyond_the_compared_dtype_counts_as_its_largest_value():
-    expected = torch.tensor([8.260650206989658e37])
-    got = torch.tensor([8.260524963110355e37])  # 1.5e-5 off, against terms of 4e40
-    magnitude = torch.tensor([3.95e40], dtype=torch.float64)
+@pytest.mark.parametrize(
+    ("expected", "got", "terms"),
+    [
+        (8.260650206989658e37, 8.260524963110355e37, 3.95e40),  # 1.5e-5 off
+        (1.9069921072822492e38, 1.906900836439033e38, 2.05e41),  # 4.8e-5 off: exp(exp(exp(x))) on the GPU
+    ],
+)
+def test_a_magnitude_beyond_the_compared_dtype_scales_the_tolerance_as_much_as_it_says(expected, got, terms):
+    expected, got = torch.tensor([expected]), torch.tensor([got])
+    magnitude = torch.tensor([terms], dtype=torch.float64)
     assert not compare(got, expected, DataType.Float).ok
     assert compare(got, expected, DataType.Float, magnitude=magnitude).ok
+    assert not compare(got * 1.05, expected, DataType.Float, magnitude=magnitude).ok
 
 
 def test_validation_scales_the_tolerance_by_the_terms_only_where_it_must():
