@@ -457,6 +457,18 @@ def test_validate_against_given_reference_outputs():
         fd.validate([x], [torch.sigmoid(x) + 1], backend="eager")
 
 
+def test_validate_scales_the_tolerance_by_the_terms_as_the_runtime_does():
+    """exp(exp(x)) amplifies a rounding of the inner exp by exp(x), about 80 here: a result rounded
+    otherwise on the way passes, as the runtime's validation lets it; one 1% off does not."""
+    fd = record(lambda fd: _out(fd, fd.ops.exp(fd.ops.exp(_tensor3(fd)))))
+    x = torch.linspace(3.5, 4.4, 24).reshape(2, 3, 4)
+    inner = torch.exp(x)
+    rounded = torch.exp(torch.nextafter(torch.nextafter(inner, inner + 1), inner + 1))
+    fd.validate([x], [rounded], backend="eager")
+    with pytest.raises(HfuseError, match=r"output 0 \(T2\) differs from the reference"):
+        fd.validate([x], [rounded * 1.01], backend="eager")
+
+
 def test_source_locations_reach_build_errors():
     with FusionDefinition() as fd:
         fd._loc = (3, 4)
