@@ -228,7 +228,8 @@ def _streaming(layout: Layout, options: Options) -> Layout:
 
 def _scalar_loads(layout: Layout, tile: int, programs: int) -> tuple[Layout, int]:
     """The first launch's tiles of `tile` elements and its programs when it reads rows off 16-byte
-    boundaries and no later launch reads them in its tiles (`Options.misaligned_outer_tile`)."""
+    boundaries and no later launch reads them in its tiles (`Options.misaligned_outer_tile`, and
+    `Options.off_4_bytes_outer_tile` for rows off 4 bytes)."""
     cols = max(1, min(layout.cols, tile // layout.rows))
     return dataclasses.replace(layout, cols=cols), programs
 

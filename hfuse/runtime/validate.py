@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from hfuse.errors import ValidationError
+from hfuse.ir import Fusion
 from hfuse.magnitude import output_magnitudes
 from hfuse.pipeline import Compiled
 from hfuse.reference import evaluate
@@ -50,7 +51,7 @@ def _compare_all(
         comparison = compare(actual, wanted, value.dtype, size)
         if not comparison.ok and rescalable and value.dtype.is_float:
             if not asked:
-                magnitudes, asked = _magnitudes(compiled, inputs), True
+                magnitudes, asked = magnitudes_if_they_fit(compiled.fusion, inputs), True
             if magnitudes is not None:
                 comparison = compare(actual, wanted, value.dtype, size, magnitudes[index])
         if not comparison.ok:
@@ -64,11 +65,11 @@ def _compare_all(
     return worst
 
 
-def _magnitudes(compiled: Compiled, inputs: Sequence[Any]) -> list[torch.Tensor] | None:
+def magnitudes_if_they_fit(fusion: Fusion, inputs: Sequence[Any]) -> list[torch.Tensor] | None:
     """The outputs' magnitudes; None where there is no memory for them (every value in float64): the
     plain comparison's verdict stands."""
     try:
-        return output_magnitudes(compiled.fusion, list(inputs))
+        return output_magnitudes(fusion, list(inputs))
     except Exception as err:
         if out_of_memory_detail(err) is None:
             raise
