@@ -337,7 +337,8 @@ def compare(path: str, plain: Callable[..., list] | None = None) -> str:
     )
 
 
-if __name__ == "__main__":
+def command_line(usage: str, write: Callable[[Path], None], compare: Callable[[str], str]) -> None:
+    """`write DIR` or `compare SCRIPT ...` from the command line, else `usage`."""
     command, *rest = sys.argv[1:] or ["--help"]
     if command == "write" and len(rest) == 1:
         write(Path(rest[0]))
@@ -345,4 +346,8 @@ if __name__ == "__main__":
         for script_path in rest:
             print(compare(script_path), flush=True)
     else:
-        raise SystemExit(__doc__)
+        raise SystemExit(usage)
+
+
+if __name__ == "__main__":
+    command_line(__doc__, write, compare)

@@ -11,7 +11,6 @@ torch.compile compiles each case's plain torch function (`hfuse.baselines`), as 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples" / "extended"
@@ -95,11 +94,6 @@ def compare(path: str) -> str:
 
 
 if __name__ == "__main__":
-    command, *rest = sys.argv[1:] or ["--help"]
-    if command == "write" and len(rest) == 1:
-        write(Path(rest[0]))
-    elif command == "compare" and rest:
-        for script_path in rest:
-            print(compare(script_path), flush=True)
-    else:
-        raise SystemExit(__doc__)
+    from column_cases import command_line
+
+    command_line(__doc__, write, compare)
