@@ -71,20 +71,29 @@ def _var(
 ) -> Tensor | tuple[Tensor, ...]:
     x = _statistics_input(args[0], outs)
     dims = _dims_or_all(x, attrs["dims"])
+    # the filter only where torch warns: it would break torch.compile's graph (as would a generator here)
+    if math.prod([x.shape[d] for d in dims]) <= attrs["correction"]:
+        with warnings.catch_warnings():
+            # Too few elements for the correction gives inf or NaN, as in nvFuser; torch also warns.
+            warnings.filterwarnings("ignore", message=".*degrees of freedom is <= 0", category=UserWarning)
+            return _torch_var(op, x, dims, attrs)
+    return _torch_var(op, x, dims, attrs)
+
+
+def _torch_var(
+    op: Op, x: Tensor, dims: tuple[int, ...], attrs: dict[str, Any]
+) -> Tensor | tuple[Tensor, ...]:
     kwargs = {"dim": dims, "correction": attrs["correction"], "keepdim": attrs["keepdim"]}
-    with warnings.catch_warnings():
-        # Too few elements for the correction gives inf or NaN, as in nvFuser; torch also warns.
-        warnings.filterwarnings("ignore", message=".*degrees of freedom is <= 0", category=UserWarning)
-        if op is Op.VAR:
-            return torch.var(x, **kwargs)
-        var, mean = torch.var_mean(x, **kwargs)
+    if op is Op.VAR:
+        return torch.var(x, **kwargs)
+    var, mean = torch.var_mean(x, **kwargs)
     return var, _welford_mean(x, mean, dims, attrs["keepdim"])
 
 
 def _welford_mean(x: Tensor, mean: Tensor, dims: Sequence[int], keepdim: bool) -> Tensor:
     """torch's Welford mean of more than one element where one is infinite: inf where the infinity is
     reduced last, NaN where a finite element follows it (an order torch does not fix); NaN here."""
-    if x.is_complex() or math.prod(x.shape[d] for d in dims) < 2:
+    if x.is_complex() or math.prod([x.shape[d] for d in dims]) < 2:
         return mean
     infinite = torch.isinf(x).any(dim=dims, keepdim=keepdim)
     return torch.where(infinite, torch.full_like(mean, math.nan), mean)
@@ -93,15 +102,16 @@ def _welford_mean(x: Tensor, mean: Tensor, dims: Sequence[int], keepdim: bool) -
 def _welford(args: list[Tensor], attrs: dict[str, Any], outs: Sequence[DataType]) -> tuple[Tensor, ...]:
     x = _statistics_input(args[0], outs)
     dims = _dims_or_all(x, attrs["dims"])
+    count = math.prod([x.shape[d] for d in dims])
     # a Welford mean, as nvFuser's: finite for a row of the largest value, NaN for a row with an infinity
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*degrees of freedom is <= 0", category=UserWarning)
+    if count:
         _, mean = torch.var_mean(x, dim=dims, correction=0, keepdim=True)
+    else:  # the filter only where torch warns: it would break torch.compile's graph
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*degrees of freedom is <= 0", category=UserWarning)
+            _, mean = torch.var_mean(x, dim=dims, correction=0, keepdim=True)
     mean = _welford_mean(x, mean, dims, keepdim=True)
     var_sum = ((x - mean) ** 2).sum(dim=dims)
-    count = 1
-    for d in dims:
-        count *= x.shape[d]
     n = torch.full(var_sum.shape, count, dtype=torch.int64, device=x.device)
     return mean.squeeze(dims) if dims else mean, var_sum, n
 
@@ -141,14 +151,21 @@ def _slice(x: Tensor, attrs: dict[str, Any]) -> Tensor:
 
 def _pad(args: list[Tensor], attrs: dict[str, Any]) -> Tensor:
     x = upcast(args[0])
-    value = args[1].item() if len(args) > 1 else 0
-    if x.dtype == torch.bool:
-        value = bool(value)
-    elif not x.is_floating_point() and not x.is_complex():
-        value = int(value)
     widths = attrs["pad_widths"]
+    if not widths:
+        return x.clone()
+    if len(args) < 2:
+        return torch.constant_pad_nd(x, widths, 0)
+    if x.is_floating_point() or x.is_complex():
+        # the fill written where a padded mask is set: taking it out of its tensor (`.item()`) would break
+        # torch.compile's graph
+        outside = torch.constant_pad_nd(torch.zeros_like(x, dtype=torch.bool), widths, 1)
+        fill = args[1].to(device=x.device, dtype=x.dtype)
+        return torch.where(outside, fill, torch.constant_pad_nd(x, widths, 0))
+    value = args[1].item()  # a fill no integer can hold (NaN, inf, past the range) is an error here
+    value = bool(value) if x.dtype == torch.bool else int(value)
     # constant_pad_nd keeps an integer fill exact; F.pad passes it as a double (2**63 - 1 became -2**63)
-    return torch.constant_pad_nd(x, widths, value) if widths else x.clone()
+    return torch.constant_pad_nd(x, widths, value)
 
 
 def _full(
