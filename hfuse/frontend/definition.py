@@ -533,8 +533,8 @@ class FusionDefinition:
         outside its dtype's tolerance is compared again with the tolerance scaled by the size of the terms
         that make each element, as the runtime's validation does (`hfuse.magnitude`)."""
         from hfuse.reference import evaluate
-        from hfuse.runtime.validate import magnitudes_if_they_fit
-        from hfuse.tolerance import compare, reduction_size
+        from hfuse.runtime.validate import compare_outputs, magnitudes_if_they_fit
+        from hfuse.tolerance import reduction_size
 
         flat = self._with_seed(flat_inputs(inputs), draw_seed)  # the reference and the run share the seed
         fusion = self.fusion(flat)
@@ -552,15 +552,10 @@ class FusionDefinition:
             raise ValidationError(
                 f"fd.validate: {len(outputs)} outputs but {len(reference_outputs)} reference outputs"
             )
-        magnitudes, asked = None, False
+        compare_output = compare_outputs(lambda: magnitudes_if_they_fit(fusion, copies))
         for index, (got, expected, out) in enumerate(zip(outputs, reference_outputs, returned, strict=True)):
             dtype, size = fusion.value(out.name).dtype, reduction_size(fusion, out.name)
-            result = compare(got, expected, dtype, size)
-            if not result.ok and dtype.is_float:
-                if not asked:
-                    magnitudes, asked = magnitudes_if_they_fit(fusion, copies), True
-                if magnitudes is not None:
-                    result = compare(got, expected, dtype, size, magnitudes[fusion.outputs.index(out)])
+            result = compare_output(got, expected, dtype, size, fusion.outputs.index(out))
             if not result.ok:
                 raise ValidationError(
                     f"fd.validate: output {index} ({out.name}) differs from the reference: {result.message}"

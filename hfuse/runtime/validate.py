@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 
+from hfuse.dtypes import DataType
 from hfuse.errors import ValidationError
 from hfuse.ir import Fusion
 from hfuse.magnitude import output_magnitudes
@@ -15,7 +16,7 @@ from hfuse.reference import evaluate
 from hfuse.runtime.memory import out_of_memory_detail
 from hfuse.runtime.timing import wall_ms
 from hfuse.segment.model import Group
-from hfuse.tolerance import compare, reduction_size
+from hfuse.tolerance import Comparison, compare, reduction_size
 
 
 def validate_outputs(
@@ -35,25 +36,19 @@ def _compare_all(
     results: Sequence[torch.Tensor],
     expected: Sequence[torch.Tensor],
 ) -> float:
-    """An output outside its dtype's tolerance is compared again with the tolerance scaled by the size of
-    the terms that make each element (`hfuse.magnitude`): two correct roundings of a near cancellation
-    differ by units of the terms, not of the result. Not for a fusion that writes outputs into its inputs,
-    which the reference has already done: the inputs it would read again are gone."""
+    """Every output within its tolerance (`compare_outputs`); the outputs' magnitudes are not worked out
+    for a fusion that writes outputs into its inputs, which the reference has already done: the inputs
+    it would read again are gone."""
     fusion = compiled.scheduled
     producers = {name: group for group in compiled.segmentation.groups for name in group.outputs}
     rescalable = not any(out.alias_input for out in compiled.fusion.outputs)
-    magnitudes: list[torch.Tensor] | None = None
-    asked = False  # whether the magnitudes were worked out (they are None where memory ran out)
+    compare_output = compare_outputs(
+        lambda: magnitudes_if_they_fit(compiled.fusion, inputs) if rescalable else None
+    )
     worst = 0.0
     for index, (out, actual, wanted) in enumerate(zip(fusion.outputs, results, expected, strict=True)):
         value = fusion.value(out.name)
-        size = reduction_size(fusion, out.name)
-        comparison = compare(actual, wanted, value.dtype, size)
-        if not comparison.ok and rescalable and value.dtype.is_float:
-            if not asked:
-                magnitudes, asked = magnitudes_if_they_fit(compiled.fusion, inputs), True
-            if magnitudes is not None:
-                comparison = compare(actual, wanted, value.dtype, size, magnitudes[index])
+        comparison = compare_output(actual, wanted, value.dtype, reduction_size(fusion, out.name), index)
         if not comparison.ok:
             writer = _writer(compiled, producers.get(out.name))
             raise ValidationError(
@@ -63,6 +58,31 @@ def _compare_all(
             )
         worst = max(worst, comparison.max_abs_error)
     return worst
+
+
+CompareOutput = Callable[[torch.Tensor, torch.Tensor, DataType, int, int], Comparison]
+
+
+def compare_outputs(magnitudes: Callable[[], list[torch.Tensor] | None]) -> CompareOutput:
+    """`compare` of an output (actual, expected, dtype, reduction size, its index among the fusion's
+    outputs); a float output outside its dtype's tolerance is compared again with the tolerance scaled
+    by the size of the terms that make each element (`magnitudes()`, worked out at the first such output;
+    None: the plain verdict stands): two correct roundings of a near cancellation differ by units of the
+    terms, not of the result."""
+    found: list[list[torch.Tensor] | None] = []
+
+    def compare_output(
+        actual: torch.Tensor, expected: torch.Tensor, dtype: DataType, size: int, index: int
+    ) -> Comparison:
+        comparison = compare(actual, expected, dtype, size)
+        if comparison.ok or not dtype.is_float:
+            return comparison
+        if not found:
+            found.append(magnitudes())
+        terms = found[0]
+        return comparison if terms is None else compare(actual, expected, dtype, size, terms[index])
+
+    return compare_output
 
 
 def magnitudes_if_they_fit(fusion: Fusion, inputs: Sequence[Any]) -> list[torch.Tensor] | None:
