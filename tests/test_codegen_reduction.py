@@ -838,7 +838,8 @@ def test_a_long_outer_reduction_of_one_input_pipelines_its_loop(options):
     assert "tl.range(" not in generate(whole_group(two, REDUCTION), two, options).source
     check(one, [group], options=options, reduction_size=40)
     inner = softmax(F32, rows=5, cols=33)
-    assert "tl.range(" not in generate(whole_group(inner, NORMALIZATION), inner, FORMS["looped"]).source
+    many_tiles = dataclasses.replace(FORMS["looped"], inner_stages_below_tiles=0)
+    assert "tl.range(" not in generate(whole_group(inner, NORMALIZATION), inner, many_tiles).source
     forced = dataclasses.replace(FORMS["looped"], loop_stages=2)
     assert "num_stages=2)" in generate(whole_group(inner, NORMALIZATION), inner, forced).source
 
@@ -977,10 +978,12 @@ def test_a_column_normalization_with_a_flat_last_launch_splits_with_more_tiles_o
 
 def test_a_long_inner_row_pipelines_its_loop_when_inner_stages_asks():
     """Rows of at least inner_stages_min_cols columns loop through Triton's software pipeline; shorter
-    rows and the default options keep a plain loop."""
+    rows keep a plain loop (where the tiles of rows are not too few: test_codegen_reduction_shapes)."""
     inner = softmax(F32, rows=5, cols=33)
     group = whole_group(inner, NORMALIZATION)
-    asked = dataclasses.replace(FORMS["looped"], inner_stages=3, inner_stages_min_cols=33)
+    asked = dataclasses.replace(
+        FORMS["looped"], inner_stages=3, inner_stages_min_cols=33, inner_stages_below_tiles=0
+    )
     assert "num_stages=3)" in generate(group, inner, asked).source
     longer = dataclasses.replace(asked, inner_stages_min_cols=34)
     assert "tl.range(" not in generate(group, inner, longer).source

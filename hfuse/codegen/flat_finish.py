@@ -1,11 +1,15 @@
-"""The last launch of a large column split that writes full-shape outputs: a flat pass over them.
+"""The last launch of a large column split that writes full-shape outputs: a flat pass over them (also of
+a split normalization over reduced dims with kept ones between them: `Options.flat_finish_gapped`).
 
 A column (outer) normalization, such as x - mean(x, dim=0), split into partials reads the reduced
 statistics back at every element. Its two-launch form writes the outputs tile by tile of the kept
 columns, a program per (tile, part): few programs (512 at the suite's size, 24% occupancy on the H200).
 Instead the combine launch also stores each reduction's result per row (kept position) into a small
 `stats` buffer, and this launch walks the full-shape outputs by their flat index, as a pointwise kernel
-does, reading each element's row statistics from that buffer.
+does, reading each element's row statistics from that buffer. Where the inputs contiguous along
+another dim than the outputs outweigh the others (a softmax over the rows of a transposed tensor), the
+walk is in 2-D tiles instead, as a transpose's (H200 device us, a softmax over the rows of a [4096, 8192]
+fp32 input stored column-major: 290.2 flat, 102.4 in tiles; torch.compile 135.4).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from hfuse.codegen.lower import Index, Lowering, pointer
 from hfuse.codegen.options import Options
 from hfuse.codegen.pointwise import flat_part
 from hfuse.codegen.rows import RowSpace, RowTile, kept_positions, row_index
+from hfuse.codegen.transpose import tile_axes, tiled_part
 from hfuse.ir import Expr, Fusion
 from hfuse.segment.model import Group
 
@@ -74,4 +79,8 @@ def flat_finish_part(
 ) -> Part:
     """The launch writing the group's full-shape outputs by their flat index, the reductions read from
     the stats buffers."""
-    return flat_part(group, fusion, space.shape, space.full_outputs, options, _StatsReader(space, slots))
+    reader = _StatsReader(space, slots)
+    axes = tile_axes(group, fusion, space.shape, space.full_outputs, outweigh=True)
+    if axes is not None:
+        return tiled_part(group, fusion, space.shape, space.full_outputs, axes, options, reader)
+    return flat_part(group, fusion, space.shape, space.full_outputs, options, reader)

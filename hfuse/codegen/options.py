@@ -66,6 +66,13 @@ class Options:
     # 20001] fp32 432.5 -> 264.4; a batch norm over [8192, 20001] bf16 772.7 -> 594.4; x / max(|x|, 0)
     # of [8192, 32000] bf16 406.5 -> 375.5; [4096, 20000] fp32 267.2 -> 265.5.
     flat_split_below_programs: int = 1024
+    # A split inner normalization whose reduced dims have kept dims between them (a batch norm over dims 0,
+    # 2, 3 of NCHW) writes its outputs by their flat index too, at any size. Written part by part, a
+    # program per (row, part), the second launch was far slower and erratic (H200 device us, batch norm
+    # of [32, 256, 56, 56] fp32: 49.7 in 2 parts a row, 1664 in 25). Flat, its partials in parts of
+    # `split_reread_part`, whole batch norms (torch.compile): [32, 256, 56, 56] fp32 118.3 -> 83.4
+    # (88.5), [32, 64, 56, 56] fp32 160.5 -> 24.3 (29.5), [64, 64, 112, 112] bf16 224.1 -> 96.2 (156.5).
+    flat_finish_gapped: bool = True
     # The first launch of an outer split over rows off 16-byte boundaries (`rows.rows_aligned`: no vector
     # loads, no software pipeline) reads tiles of `misaligned_outer_tile` elements ([64, 16]) in about
     # `misaligned_outer_programs` programs: many small programs keep more scalar loads in flight than 512 of
@@ -102,6 +109,12 @@ class Options:
     # they split at shorter reduced extents (a bias gradient of 2048-16384 rows) into shorter parts.
     split_min_cols_outer: int = 1024
     split_min_part_outer: int = 256
+    # Longest part (reduced elements) of a split whose first launch reads its part twice (a variance: the
+    # mean, then the squared deviations from it), so that the second read finds the part in L2 (0: no
+    # such limit); not where the second launch writes full-shape outputs part by part (see
+    # `flat_finish_gapped`). H200 device us, variance of 33554431 fp32: parts of 65536 107.8, of 4096
+    # 41.0 (torch.compile 60.4); of 8192 140.0 and of 32768 117.2.
+    split_reread_part: int = 4096
     # The first launch of a split of sums, maxima, minima or products that writes no full-shape output
     # reads its streamed inputs whole, and no later launch does: their loads are marked evict_first (L2
     # keeps what later kernels read) and issued by a plain loop (the software pipeline's asynchronous
@@ -120,6 +133,13 @@ class Options:
     # over [4093, 50257] 129.6 -> 131.7.
     outer_evict_first: bool = True
     outer_tile: int = 4096  # elements of an outer reduction's looped tile ([transpose_tile, the rest])
+    # Fewest elements of an outer reduction's whole tile (kept columns x the few reduced ones): more kept
+    # columns than `transpose_tile` where the reduced extent is short (0: no such rule), at the warps whose
+    # threads load 16 bytes each (`reduction._warps`). H200 device us, [64, 4] tiles -> [1024, 4]: column
+    # sums of [3, 4194304] fp32 41.2 -> 19.1 (torch.compile 19.2), [2, 8388608] fp32 80.1 -> 28.1 (27.2),
+    # [4, 4194304] bf16 41.2 -> 14.3 (15.9), [7, 1048577] fp16 11.5 -> 8.2 (8.1); middle-dim sums of [64,
+    # 3, 65536] bf16 41.1 -> 11.9 (11.9), [16, 12, 131072] fp32 52.2 -> 28.5 (63.0).
+    outer_min_tile: int = 4096
     # Triton's software pipeline over looped column blocks: `loop_stages` stages for every looped row when
     # set, else `outer_stages` for an outer reduction of one streamed input over at least
     # `outer_stages_min_cols` reduced elements (`reduction.choose_layout`; measured at 2048 and 16384).
@@ -131,6 +151,11 @@ class Options:
     # 353.4 -> 341.0, and 9.5 -> 8.9, 9.0 -> 8.7 at 1 and 4 rows; rows of 50257 gained nothing.
     inner_stages: int = 3
     inner_stages_min_cols: int = 98304
+    # ... or over fewer tiles of rows than `inner_stages_below_tiles`: few programs keep too few loads in
+    # flight in a plain loop. H200 device us, the sum over dims (0, 2) of [64, 512, 768] bf16 (512 rows of
+    # 49152) 31.3 -> 20.6 (torch.compile 15.0); the split kernels it reaches at decode sizes (cross-entropy,
+    # logsumexp, softmax over 1-16 rows) within 0.1 us.
+    inner_stages_below_tiles: int = 1024
     # A column block's loads of the streamed inputs at the top of the block, all in flight before its math
     # waits on one (else each where the math first reads it, and the compiler may reuse the first load's
     # registers for the second, which then waits on the first). On the H200: LayerNorm backward's column

@@ -131,7 +131,8 @@ def choose_layout(
         # offsets other than multiples of 16 bytes (no vector loads), the pipeline was far slower than a
         # plain loop: column centering of [16384, 4095] fp32 1160.6 -> 490.2 us, [12289, 3001] 664.6 -> 196.3.
         return dataclasses.replace(layout, stages=options.outer_stages)
-    if not outer and options.inner_stages and cols >= options.inner_stages_min_cols:
+    few_tiles = cdiv(rows, layout.rows) < options.inner_stages_below_tiles
+    if not outer and options.inner_stages and (cols >= options.inner_stages_min_cols or few_tiles):
         return dataclasses.replace(layout, stages=options.inner_stages)
     return layout
 
@@ -146,6 +147,7 @@ def _tiles(rows: int, cols: int, outer: bool, options: Options, rows_contiguous:
     if outer:
         tile_rows = min(next_power_of_2(rows), options.transpose_tile)
         if whole <= options.persistent_max_cols and tile_rows * whole <= 4 * options.row_tile:
+            tile_rows = min(next_power_of_2(rows), max(tile_rows, options.outer_min_tile // whole))
             return Layout(tile_rows, whole, True, True)
         return Layout(tile_rows, max(1, min(whole, options.outer_tile // tile_rows)), False, True)
     persistent = whole <= options.persistent_max_cols
@@ -684,6 +686,18 @@ def layout_warps(layout: Layout) -> int:
     return warps(layout.rows * layout.cols)
 
 
+def _warps(layout: Layout, fusion: Fusion, streams: Sequence[str], options: Options) -> int:
+    """`layout_warps`, but at most as many threads as load 16 bytes each along the kept columns of a whole
+    outer tile widened past `transpose_tile` kept columns (`Options.outer_min_tile`): a [1024, 4] tile
+    of bf16 at 8 warps, two elements short of a vector each, took 42.1 us on the H200 where 4 took 14.2
+    (column sum of [4, 4194304]; 16 warps 149.2)."""
+    found = layout_warps(layout)
+    if not (layout.outer and layout.persistent and layout.rows > options.transpose_tile and streams):
+        return found
+    narrowest = min(fusion.value(name).dtype.itemsize for name in streams)
+    return max(1, min(found, layout.rows * narrowest // 16 // 32))
+
+
 def row_layout(group: Group, fusion: Fusion, options: Options) -> tuple[RowSpace, Layout, tuple[str, ...]]:
     """The space of a reduction group's kernel, its tiles, and its streamed inputs (which they depend on)."""
     space = row_space(group, fusion)
@@ -801,7 +815,7 @@ def _row_kernel(
         f"{form}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else ""),
         programs=cdiv(rows, layout.rows),
         lines=tuple(body.text()),
-        num_warps=layout_warps(layout),
+        num_warps=_warps(layout, fusion, streams, options),
         wide_index=space.wide,
         config={
             "ROWS": layout.rows,

@@ -96,11 +96,12 @@ def choose_split(
     outer: bool = False,
     programs: int = 0,
     below: int = 0,
+    longest: int = 0,
 ) -> Split | None:
     """Parts enough for about `programs` (else `split_programs`) programs in all, each of at least
-    `split_min_part` columns (`split_min_part_outer` for an outer reduction), made of whole column blocks;
-    None when the rows fill the GPU (`below`, else `split_below_programs`, tiles of rows or more) or are
-    short."""
+    `split_min_part` columns (`split_min_part_outer` for an outer reduction) and, when given, at most
+    `longest`, made of whole column blocks; None when the rows fill the GPU (`below`, else
+    `split_below_programs`, tiles of rows or more) or are short."""
     min_cols, min_part = (
         (options.split_min_cols_outer, options.split_min_part_outer)
         if outer
@@ -109,6 +110,8 @@ def choose_split(
     if not row_programs or row_programs >= (below or options.split_below_programs) or cols < min_cols:
         return None
     parts = max(1, min(cdiv(programs or options.split_programs, row_programs), cols // min_part))
+    if longest:
+        parts = max(parts, cdiv(cols, longest))
     length = cdiv(cdiv(cols, parts), block) * block
     parts = cdiv(cols, length)
     return Split(parts, length) if parts > 1 else None
@@ -122,6 +125,7 @@ def split_reduction(
     space = row_space(group, fusion)
     reductions = [e for e in group.exprs if op_def(e.op).reduces]
     pairs = softmax_pairs(group, fusion, reductions)
+    paired = {expr for pair in pairs for expr in pair}
     if reads_a_reduction(group, reductions, {exp_sum for _, exp_sum in pairs}):
         return None
     if any(fusion.value(row_max.inputs[0]).dtype is DataType.Double for row_max, _ in pairs):
@@ -140,13 +144,13 @@ def split_reduction(
     streaming = options.split_streaming and not pairs and reads_once(group, space)
     if streaming:
         layout = _streaming(layout, options)
-    flat = (
-        space.outer
-        and bool(space.full_outputs)
-        and math.prod(space.shape) >= options.flat_finish_min_elements
+    gapped = any(b - a > 1 for a, b in zip(space.dims, space.dims[1:], strict=False))  # kept dims between
+    flat = bool(space.full_outputs) and (
+        (space.outer and math.prod(space.shape) >= options.flat_finish_min_elements)
+        or (not space.outer and gapped and options.flat_finish_gapped)
     )
     programs = options.split_programs
-    below = options.flat_split_below_programs if flat else options.split_below_programs
+    below = options.flat_split_below_programs if flat and space.outer else options.split_below_programs
     # scalar loads where no later launch reads the rows in the first one's tiles
     scalar = (
         space.outer and not aligned and (flat or not space.full_outputs) and options.misaligned_outer_tile > 0
@@ -162,8 +166,19 @@ def split_reduction(
             layout, options.misaligned_outer_tile, options.misaligned_outer_programs
         )
     tiles = cdiv(space.rows, layout.rows)
+    # a variance's part is read twice; a finish part by part keeps its parts (see `split_reread_part`)
+    rereads = (flat or not space.full_outputs) and any(
+        e.op.family is not Op.SUM.family for e in reductions if e not in paired
+    )
     split = choose_split(
-        tiles, space.cols, layout.cols, options, space.outer, programs, tiles + 1 if elementwise else below
+        tiles,
+        space.cols,
+        layout.cols,
+        options,
+        space.outer,
+        programs,
+        tiles + 1 if elementwise else below,
+        options.split_reread_part if rereads else 0,
     )
     if split is None:
         return None

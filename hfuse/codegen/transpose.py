@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from hfuse.codegen.code import Body
 from hfuse.codegen.indexing import delinearize
 from hfuse.codegen.kernel import Part, cdiv, needs_wide_index, next_power_of_2
-from hfuse.codegen.lower import Index, Lowering
+from hfuse.codegen.lower import Index, Lowering, Reducer
 from hfuse.codegen.options import Options
 from hfuse.codegen.pointwise import flat_part, written_over
 from hfuse.codegen.probe import load_axes
@@ -25,20 +25,26 @@ from hfuse.segment.model import Group
 
 
 def tile_axes(
-    group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str]
+    group: Group, fusion: Fusion, shape: tuple[int, ...], names: Sequence[str], outweigh: bool = False
 ) -> tuple[int, int] | None:
-    """(output's contiguous axis, the axis an input is contiguous along), or None when they agree."""
+    """(output's contiguous axis, the axis an input is contiguous along), or None when they agree; with
+    `outweigh`, also None unless the inputs contiguous along that axis are as many bytes as those along the
+    output's (a small weight read per channel does not make a tiled walk worth it)."""
     output = fusion.value(names[0])
     a = innermost_dim(output.shape, output.strides)
     if a is None:
         return None
     weight: dict[int, int] = {}
     for value, axis in load_axes(fusion, group.exprs, group.inputs, shape, names):
-        if axis is not None and axis != a:
+        if axis is not None:
             weight[axis] = weight.get(axis, 0) + value.nbytes
-    if not weight:
+    across = {axis: nbytes for axis, nbytes in weight.items() if axis != a}
+    if not across:
         return None
-    return a, max(weight, key=lambda axis: weight[axis])
+    b = max(across, key=lambda axis: across[axis])
+    if outweigh and across[b] < weight.get(a, 0):
+        return None
+    return a, b
 
 
 def tiled_part(
@@ -48,7 +54,9 @@ def tiled_part(
     names: Sequence[str],
     axes: tuple[int, int],
     options: Options,
+    reducer: Reducer | None = None,
 ) -> Part:
+    """`reducer`: where the values of reductions in `group` come from (see `flat_part`)."""
     a, b = axes
     tile_a = min(options.transpose_tile, next_power_of_2(shape[a]))
     tile_b = min(options.transpose_tile, next_power_of_2(shape[b]))
@@ -76,7 +84,7 @@ def tiled_part(
         mask.add(body.define("mask_a", f"{dims[a]} < {shape[a]}", frozenset({"axis_a"})))
     if shape[b] % tile_b:
         mask.add(body.define("mask_b", f"{dims[b]} < {shape[b]}", frozenset({"axis_b"})))
-    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide)
+    lowering = Lowering(fusion, group.exprs, group.inputs, body, wide_index=wide, reducer=reducer)
     for name in names:
         lowering.store(name, Index(tuple(dims), frozenset(mask)))
     return Part(
