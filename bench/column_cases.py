@@ -20,11 +20,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-TORCH_DTYPES = {"BFloat16": "torch.bfloat16", "Float": "torch.float32"}
-TAGS = {"Float": "fp32", "BFloat16": "bf16"}
+TORCH_DTYPES = {"BFloat16": "torch.bfloat16", "Float": "torch.float32", "Half": "torch.float16"}
+TAGS = {"Float": "fp32", "BFloat16": "bf16", "Half": "fp16"}
 
 
-def _script(
+def fusion_script(
     shape: list[int],
     dtype: str,
     body: str,
@@ -88,12 +88,12 @@ def _odd_width(shape: list[int], dtype: str, center: bool) -> str:
     """A column sum (fp32), or a column centering cast back to the input's type."""
     body = "    m = fd.ops.sum(x, dims=[0], keepdim=False, dtype=DataType.Null)"
     if not center:
-        return _script(shape, dtype, body + "\n    y = m", "y")
+        return fusion_script(shape, dtype, body + "\n    y = m", "y")
     centered = f"fd.ops.sub(x, fd.ops.broadcast_in_dim(m, shape={shape}, broadcast_dims=[1]))"
     body += f"""
     m = fd.ops.div(m, fd.define_scalar({float(shape[0])}, dtype=DataType.Double))
     y = fd.ops.cast({centered}, dtype=DataType.{dtype})"""
-    return _script(shape, dtype, body, "y")
+    return fusion_script(shape, dtype, body, "y")
 
 
 def _logsumexp(shape: list[int]) -> str:
@@ -171,25 +171,25 @@ def _whole_row_cases() -> dict[str, str]:
         ("variance", [4096, 32000], "Float"),
         ("lse", [4096, 32000], "BFloat16"),
     ]:
-        found[f"whole/{kind}_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = _script(
+        found[f"whole/{kind}_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = fusion_script(
             shape, dtype, plain[kind](shape, dtype), "y"
         )
     for shape, dtype in (([4096, 20480], "BFloat16"), ([4096, 32768], "Float")):
         body = "    a = fd.ops.add(x, r0)\n" + _layer_norm(shape, dtype, source="a")
         body += f"\n    a = fd.ops.cast(a, dtype=DataType.{dtype})"
         name = f"whole/add_layernorm_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"
-        found[name] = _script(shape, dtype, body, "y", extras={"R0": shape}, also=("a",))
+        found[name] = fusion_script(shape, dtype, body, "y", extras={"R0": shape}, also=("a",))
     shape = [4096, 32000]
     body = "    z = fd.ops.add(fd.ops.mul(x, fd.define_scalar(0.125, dtype=DataType.Double)), r0)\n"
-    found["whole/masked_softmax_bf16_4096x32000.py"] = _script(
+    found["whole/masked_softmax_bf16_4096x32000.py"] = fusion_script(
         shape, "BFloat16", body + _softmax(shape, "BFloat16", source="z"), "y", extras={"R0": shape}
     )
     for shape, dtype in (([4096, 20480], "BFloat16"), ([4096, 32768], "Float"), ([4096, 16384], "BFloat16")):
-        found[f"whole/affine_layernorm_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = _script(
+        found[f"whole/affine_layernorm_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = fusion_script(
             shape, dtype, _layer_norm(shape, dtype, affine=True), "y", extras={"W": shape[1:], "B": shape[1:]}
         )
     for shape, dtype in (([4096, 20480], "BFloat16"), ([2048, 28672], "Float")):
-        found[f"whole/weighted_rmsnorm_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = _script(
+        found[f"whole/weighted_rmsnorm_{TAGS[dtype]}_{shape[0]}x{shape[1]}.py"] = fusion_script(
             shape, dtype, _rms_norm(shape, dtype, weighted=True), "y", extras={"W": shape[1:]}
         )
     return found
@@ -208,7 +208,7 @@ def cases() -> dict[str, str]:
         "colmax_bf16_8192x8192": ([8192, 8192], "BFloat16", _column_max_scale([8192, 8192])),
     }
     found = {
-        f"colnorm/{name}.py": _script(shape, dtype, body, f"fd.ops.cast(y, dtype=DataType.{dtype})")
+        f"colnorm/{name}.py": fusion_script(shape, dtype, body, f"fd.ops.cast(y, dtype=DataType.{dtype})")
         for name, (shape, dtype, body) in normalizations.items()
     }
     for dtype in ("Float", "BFloat16"):
@@ -233,7 +233,7 @@ def cases() -> dict[str, str]:
         ),
     }
     for name, (shape, dtype, body) in rows.items():
-        found[f"rowred/{name}.py"] = _script(shape, dtype, body, "y")
+        found[f"rowred/{name}.py"] = fusion_script(shape, dtype, body, "y")
     return found
 
 
@@ -257,7 +257,7 @@ def _misaligned_cases() -> dict[str, str]:
         ),
     }
     for name, (shape, dtype, body) in normalizations.items():
-        found[f"{name}.py"] = _script(shape, dtype, body, f"fd.ops.cast(y, dtype=DataType.{dtype})")
+        found[f"{name}.py"] = fusion_script(shape, dtype, body, f"fd.ops.cast(y, dtype=DataType.{dtype})")
     sums = [
         ("odd2", [8191, 12289], "BFloat16"),
         ("odd2", [8191, 12289], "Float"),
