@@ -292,12 +292,17 @@ def _misaligned_cases() -> dict[str, str]:
     return found
 
 
-def write(folder: Path) -> None:
-    for relative, text in cases().items():
+def write_scripts(folder: Path, scripts: dict[str, str]) -> None:
+    """Each script's text at its path under `folder`."""
+    for relative, text in scripts.items():
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    print(f"{len(cases())} scripts under {folder}")
+        path.write_text(text, encoding="utf-8")
+    print(f"{len(scripts)} scripts under {folder}")
+
+
+def write(folder: Path) -> None:
+    write_scripts(folder, cases())
 
 
 def compare(path: str, plain: Callable[..., list] | None = None) -> str:

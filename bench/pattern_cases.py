@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from column_cases import TAGS, fusion_script
+from column_cases import TAGS, fusion_script, write_scripts
 
 
 def _broadcast(name: str, shape: list[int], dims: list[int]) -> str:
@@ -196,10 +196,7 @@ def cases() -> dict[str, str]:
 
 
 def write(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in cases().items():
-        (folder / name).write_text(text, encoding="utf-8")
-    print(f"{len(cases())} scripts under {folder}")
+    write_scripts(folder, cases())
 
 
 if __name__ == "__main__":

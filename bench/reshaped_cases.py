@@ -77,10 +77,9 @@ def cases() -> dict[str, str]:
 
 
 def write(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in cases().items():
-        (folder / name).write_text(text, encoding="utf-8")
-    print(f"{len(cases())} scripts under {folder}")
+    from column_cases import write_scripts
+
+    write_scripts(folder, cases())
 
 
 def compare(path: str) -> str:
