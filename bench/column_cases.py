@@ -96,7 +96,7 @@ def _odd_width(shape: list[int], dtype: str, center: bool) -> str:
     return fusion_script(shape, dtype, body, "y")
 
 
-def _logsumexp(shape: list[int]) -> str:
+def logsumexp(shape: list[int]) -> str:
     return f"""    m = fd.ops.max(x, dims=[1], keepdim=False, dtype=DataType.Null)
     e = fd.ops.exp(fd.ops.sub(x, fd.ops.broadcast_in_dim(m, shape={shape}, broadcast_dims=[0])))
     y = fd.ops.add(fd.ops.log(fd.ops.sum(e, dims=[1], keepdim=False, dtype=DataType.Null)), m)"""
@@ -149,7 +149,7 @@ def _whole_row_cases() -> dict[str, str]:
         "variance": lambda shape, dtype: (
             "    y, _ = fd.ops.var_mean(x, dims=[1], correction=0, keepdim=False)"
         ),
-        "lse": lambda shape, dtype: _logsumexp(shape),
+        "lse": lambda shape, dtype: logsumexp(shape),
     }
     for kind, shape, dtype in [
         ("softmax", [4096, 16400], "Float"),
@@ -219,8 +219,8 @@ def cases() -> dict[str, str]:
     found.update(_misaligned_cases())
     found.update(_whole_row_cases())
     rows = {
-        "lse_fp32_2048x65536": ([2048, 65536], "Float", _logsumexp([2048, 65536])),
-        "lse_bf16_4096x152064": ([4096, 152064], "BFloat16", _logsumexp([4096, 152064])),
+        "lse_fp32_2048x65536": ([2048, 65536], "Float", logsumexp([2048, 65536])),
+        "lse_bf16_4096x152064": ([4096, 152064], "BFloat16", logsumexp([4096, 152064])),
         "rowmax_bf16_4096x50257": (
             [4096, 50257],
             "BFloat16",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from column_cases import TAGS, fusion_script, write_scripts
+from column_cases import TAGS, fusion_script, logsumexp, write_scripts
 
 
 def _broadcast(name: str, shape: list[int], dims: list[int]) -> str:
@@ -39,14 +39,6 @@ def _softmax(shape: list[int], scale: float | None = None) -> str:
         f"    e = fd.ops.exp(fd.ops.sub({source}, {_broadcast('m', shape, kept)}))\n"
         f"    s = fd.ops.sum(e, dims=[{len(shape) - 1}], keepdim=False, dtype=DataType.Null)\n"
         f"    y = fd.ops.div(e, {_broadcast('s', shape, kept)})"
-    )
-
-
-def _logsumexp(shape: list[int]) -> str:
-    return (
-        "    m = fd.ops.max(x, dims=[1], keepdim=False, dtype=DataType.Null)\n"
-        f"    e = fd.ops.exp(fd.ops.sub(x, {_broadcast('m', shape, [0])}))\n"
-        "    y = fd.ops.add(fd.ops.log(fd.ops.sum(e, dims=[1], keepdim=False, dtype=DataType.Null)), m)"
     )
 
 
@@ -138,7 +130,7 @@ PATTERNS: dict[str, tuple[list[int], str, str, bool, bool]] = {
     "middle_max_bf16_32x4096x96": ([32, 4096, 96], "BFloat16", _reduce("max", [1]), False, False),
     "softmax_bf16_1x151936": ([1, 151936], "BFloat16", _softmax([1, 151936]), True, False),
     "softmax_bf16_4x256000": ([4, 256000], "BFloat16", _softmax([4, 256000]), True, False),
-    "logsumexp_fp32_16x128256": ([16, 128256], "Float", _logsumexp([16, 128256]), False, False),
+    "logsumexp_fp32_16x128256": ([16, 128256], "Float", logsumexp([16, 128256]), False, False),
     "rmsnorm_bf16_2x8192": ([2, 8192], "BFloat16", _rms_norm([2, 8192]), True, False),
     "sum_all_bf16_8192x8192": ([8192, 8192], "BFloat16", _reduce("sum", [0, 1]), False, False),
     "amax_all_fp16_4096x14336": (

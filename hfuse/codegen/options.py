@@ -112,8 +112,8 @@ class Options:
     # Longest part (reduced elements) of a split whose first launch reads its part twice (a variance: the
     # mean, then the squared deviations from it), so that the second read finds the part in L2 (0: no
     # such limit); not where the second launch writes full-shape outputs part by part (see
-    # `flat_finish_gapped`). H200 device us, variance of 33554431 fp32: parts of 65536 107.8, of 4096
-    # 41.0 (torch.compile 60.4); of 8192 140.0 and of 32768 117.2.
+    # `flat_finish_gapped`). H200 device us of the first launch, variance of 33554431 fp32: parts of 65536
+    # 107.8, of 4096 41.0, of 8192 140.0; both launches, parts of 32768: 117.2 (torch.compile 60.4).
     split_reread_part: int = 4096
     # The first launch of a split of sums, maxima, minima or products that writes no full-shape output
     # reads its streamed inputs whole, and no later launch does: their loads are marked evict_first (L2
@@ -135,10 +135,10 @@ class Options:
     outer_tile: int = 4096  # elements of an outer reduction's looped tile ([transpose_tile, the rest])
     # Fewest elements of an outer reduction's whole tile (kept columns x the few reduced ones): more kept
     # columns than `transpose_tile` where the reduced extent is short (0: no such rule), at the warps whose
-    # threads load 16 bytes each (`reduction._warps`). H200 device us, [64, 4] tiles -> [1024, 4]: column
-    # sums of [3, 4194304] fp32 41.2 -> 19.1 (torch.compile 19.2), [2, 8388608] fp32 80.1 -> 28.1 (27.2),
-    # [4, 4194304] bf16 41.2 -> 14.3 (15.9), [7, 1048577] fp16 11.5 -> 8.2 (8.1); middle-dim sums of [64,
-    # 3, 65536] bf16 41.1 -> 11.9 (11.9), [16, 12, 131072] fp32 52.2 -> 28.5 (63.0).
+    # threads load 16 bytes each (`reduction._row_kernel_warps`). H200 device us, [64, 4] tiles -> [1024,
+    # 4]: column sums of [3, 4194304] fp32 41.2 -> 19.1 (torch.compile 19.2), [2, 8388608] fp32 80.1 ->
+    # 28.1 (27.2), [4, 4194304] bf16 41.2 -> 14.3 (15.9), [7, 1048577] fp16 11.5 -> 8.2 (8.1); middle-dim
+    # sums of [64, 3, 65536] bf16 41.1 -> 11.9 (11.9), [16, 12, 131072] fp32 52.2 -> 28.5 (63.0).
     outer_min_tile: int = 4096
     # Triton's software pipeline over looped column blocks: `loop_stages` stages for every looped row when
     # set, else `outer_stages` for an outer reduction of one streamed input over at least

@@ -686,7 +686,7 @@ def layout_warps(layout: Layout) -> int:
     return warps(layout.rows * layout.cols)
 
 
-def _warps(layout: Layout, fusion: Fusion, streams: Sequence[str], options: Options) -> int:
+def _row_kernel_warps(layout: Layout, fusion: Fusion, streams: Sequence[str], options: Options) -> int:
     """`layout_warps`, but at most as many threads as load 16 bytes each along the kept columns of a whole
     outer tile widened past `transpose_tile` kept columns (`Options.outer_min_tile`): a [1024, 4] tile
     of bf16 at 8 warps, two elements short of a vector each, took 42.1 us on the H200 where 4 took 14.2
@@ -815,7 +815,7 @@ def _row_kernel(
         f"{form}, [{layout.rows}, {layout.cols}] tiles" + (", outer" if layout.outer else ""),
         programs=cdiv(rows, layout.rows),
         lines=tuple(body.text()),
-        num_warps=_warps(layout, fusion, streams, options),
+        num_warps=_row_kernel_warps(layout, fusion, streams, options),
         wide_index=space.wide,
         config={
             "ROWS": layout.rows,

@@ -29,6 +29,7 @@ import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from hfuse.codegen.code import Body
@@ -144,7 +145,7 @@ def split_reduction(
     streaming = options.split_streaming and not pairs and reads_once(group, space)
     if streaming:
         layout = _streaming(layout, options)
-    gapped = any(b - a > 1 for a, b in zip(space.dims, space.dims[1:], strict=False))  # kept dims between
+    gapped = any(b - a > 1 for a, b in pairwise(space.dims))  # kept dims between reduced ones
     flat = bool(space.full_outputs) and (
         (space.outer and math.prod(space.shape) >= options.flat_finish_min_elements)
         or (not space.outer and gapped and options.flat_finish_gapped)
