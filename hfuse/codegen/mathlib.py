@@ -555,6 +555,32 @@ else:
     # place follows its torch, so that the reference a kernel is validated against agrees with it.
     "_int_operand_in_half": _int_operand("_int_operand_in_half", "x.to(tl.float32).to(tl.float16)"),
     "_int_operand_in_bfloat16": _int_operand("_int_operand_in_bfloat16", "_to_bfloat16(x.to(tl.float32))"),
+    # exp(x - m) of an online softmax sum, m the running max: on the GPU the ex2 that flushes results below
+    # 2**-126 to zero, two instructions an element where tl.exp's ex2 takes five. Each block's terms are
+    # added to a running sum that then holds exp(0) = 1 (of the running max), where a term below 2**-126
+    # is lost in rounding anyway, so the sum is the same to the bit. Measured on an H200: logsumexp over
+    # [4093, 50257] bf16 132.7 -> 124.3 us, cross-entropy over [4096, 128256] bf16 299.9 -> 261.6.
+    "_exp_summand": """
+
+if os.environ.get("TRITON_INTERPRET") == "1":
+
+    @triton.jit
+    def _exp_summand(x):
+        return tl.exp(x)
+
+else:
+
+    @triton.jit
+    def _exp_summand(x):
+        return tl.inline_asm_elementwise(
+            "ex2.approx.ftz.f32 $0, $1;",
+            "=f,f",
+            [x * 1.4426950408889634],  # log2(e), rounded to float32 as tl.exp rounds it
+            dtype=tl.float32,
+            is_pure=True,
+            pack=1,
+        )
+""",
     # tl.max and tl.min skip NaN; in torch a NaN in a row makes its max and min NaN.
     "_max_rows": _nan_rows("_max_rows", "tl.max", "_maximum", "tl.maximum"),
     "_min_rows": _nan_rows("_min_rows", "tl.min", "_minimum", "tl.minimum"),

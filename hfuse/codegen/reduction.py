@@ -473,7 +473,7 @@ class RowReducer:
             grown = lowering.assign(_COMBINE[Op.MAX].format(running_max, block_max), "grown")
             # a row with nothing above -inf yet subtracts 0, so its sum stays 0 rather than nan
             shift = lowering.assign(f'tl.where({grown} == float("-inf"), 0.0, {grown})', "shift")
-            block_sum = lowering.assign(f"tl.sum(tl.exp({x} - {shift}), axis=1)[:, None]", "block_sum")
+            block_sum = lowering.assign(f"tl.sum(_exp_summand({x} - {shift}), axis=1)[:, None]", "block_sum")
             body.statement(
                 f"{running_sum} = {running_sum} * tl.exp({running_max} - {shift}) + {block_sum}",
                 columns.scope,
