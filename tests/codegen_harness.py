@@ -15,6 +15,7 @@ from types import ModuleType
 
 import torch
 
+from hfuse.builder import FusionBuilder
 from hfuse.codegen import Options, generate
 from hfuse.codegen.kernel import largest_offset
 from hfuse.codegen.model import KernelSource
@@ -108,6 +109,15 @@ def planned(group: Group, fusion: Fusion) -> Group:
         return dataclasses.replace(group, space=space, row_outputs=rows)
     shape = next((values[n].shape for n in group.outputs if values[n].is_tensor), ())
     return dataclasses.replace(group, space=IterSpace(shape))
+
+
+def max_and_exp_sum(b: FusionBuilder, x: str, dim: int) -> tuple[str, str, str]:
+    """A softmax's steps over `dim` of the float32 `x`, kept: its max, exp(x - max) and their sum."""
+    over = {"dims": [dim], "keepdim": True, "dtype": DataType.Float}
+    (top,) = b.add(Op.MAX, [x], over)
+    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [x, top])[0]])
+    (total,) = b.add(Op.SUM, [e], over)
+    return top, e, total
 
 
 def whole_group(fusion: Fusion, kind: SchedulerKind, group_id: int = 0) -> Group:

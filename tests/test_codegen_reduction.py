@@ -8,7 +8,7 @@ import re
 
 import pytest
 import torch
-from codegen_harness import DEVICE, SPLIT, check, generate, random_tensor, run, whole_group
+from codegen_harness import DEVICE, SPLIT, check, generate, max_and_exp_sum, random_tensor, run, whole_group
 
 from hfuse.builder import FusionBuilder
 from hfuse.codegen import Options
@@ -613,9 +613,7 @@ def _column_softmax(dtype, rows=99, cols=6):
     b = FusionBuilder()
     x = b.define_tensor([rows, cols], dtype)
     (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
-    (top,) = b.add(Op.MAX, [xf], {"dims": [0], "keepdim": True, "dtype": F32})
-    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [xf, top])[0]])
-    (total,) = b.add(Op.SUM, [e], {"dims": [0], "keepdim": True, "dtype": F32})
+    _, e, total = max_and_exp_sum(b, xf, 0)
     b.add_output(b.add(Op.CAST, [b.add(Op.DIV, [e, total])[0]], {"dtype": dtype})[0])
     return b.build()
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 import torch
-from codegen_harness import DEVICE, SPLIT, check, generate, run, whole_group
+from codegen_harness import DEVICE, SPLIT, check, generate, max_and_exp_sum, run, whole_group
 
 from hfuse.builder import FusionBuilder
 from hfuse.codegen import Options
@@ -31,9 +31,7 @@ def _transposed_softmax(rows: int, cols: int, dtype: DataType):
     b = FusionBuilder()
     x = b.define_tensor([rows, cols], dtype, strides=[1, rows])
     (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
-    (top,) = b.add(Op.MAX, [xf], {"dims": [1], "keepdim": True, "dtype": F32})
-    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [xf, top])[0]])
-    (total,) = b.add(Op.SUM, [e], {"dims": [1], "keepdim": True, "dtype": F32})
+    _, e, total = max_and_exp_sum(b, xf, 1)
     b.add_output(b.add(Op.CAST, [b.add(Op.DIV, [e, total])[0]], {"dtype": dtype})[0])
     return b.build()
 

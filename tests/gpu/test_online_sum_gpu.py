@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from codegen_harness import max_and_exp_sum
 
 from hfuse.builder import FusionBuilder
 from hfuse.codegen import mathlib
@@ -28,22 +29,16 @@ def _exp_summand(x):
 
 def _logsumexp(rows: int, cols: int, dtype: DataType):
     b = FusionBuilder()
-    x = b.define_tensor([rows, cols], dtype)
-    (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
-    (top,) = b.add(Op.MAX, [xf], {"dims": [1], "keepdim": True, "dtype": F32})
-    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [xf, top])[0]])
-    (total,) = b.add(Op.SUM, [e], {"dims": [1], "keepdim": True, "dtype": F32})
+    (xf,) = b.add(Op.CAST, [b.define_tensor([rows, cols], dtype)], {"dtype": F32})
+    top, _, total = max_and_exp_sum(b, xf, 1)
     b.add_output(b.add(Op.ADD, [b.add(Op.LOG, [total])[0], top])[0])
     return b.build()
 
 
 def _softmax(rows: int, cols: int, dtype: DataType):
     b = FusionBuilder()
-    x = b.define_tensor([rows, cols], dtype)
-    (xf,) = b.add(Op.CAST, [x], {"dtype": F32})
-    (top,) = b.add(Op.MAX, [xf], {"dims": [1], "keepdim": True, "dtype": F32})
-    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [xf, top])[0]])
-    (total,) = b.add(Op.SUM, [e], {"dims": [1], "keepdim": True, "dtype": F32})
+    (xf,) = b.add(Op.CAST, [b.define_tensor([rows, cols], dtype)], {"dtype": F32})
+    _, e, total = max_and_exp_sum(b, xf, 1)
     b.add_output(b.add(Op.CAST, [b.add(Op.DIV, [e, total])[0]], {"dtype": dtype})[0])
     return b.build()
 
