@@ -511,12 +511,13 @@ def test_split_programs_do_not_interfere_across_rows_and_parts():
     assert got.tolist() == [300 * (1000 * r + 1) for r in range(5)]
 
 
-def _logsumexp(cols=100):
+def logsumexp(dtype=F32, rows=2, cols=100):
+    """log(sum(exp(x))) of each row, in float32."""
     b = FusionBuilder()
-    x = b.define_tensor([2, cols], F32)
-    (top,) = b.add(Op.MAX, [x], {"dims": [1], "keepdim": True, "dtype": F32})
-    (e,) = b.add(Op.EXP, [b.add(Op.SUB, [x, top])[0]])
-    (total,) = b.add(Op.SUM, [e], {"dims": [1], "keepdim": True, "dtype": F32})
+    x = b.define_tensor([rows, cols], dtype)
+    if dtype is not F32:
+        (x,) = b.add(Op.CAST, [x], {"dtype": F32})
+    top, _, total = max_and_exp_sum(b, x, 1)
     (lse,) = b.add(Op.ADD, [b.add(Op.LOG, [total])[0], top])
     b.add_output(lse)
     return b.build()
@@ -570,7 +571,7 @@ FEW_ROW_NORMALIZATIONS = {
     "log_softmax": (lambda dtype: softmax(dtype, rows=1, cols=130, log=True), NORMALIZATION),
     "layer_norm": (lambda dtype: layer_norm(dtype, rows=2, cols=100), NORMALIZATION),
     "rms_norm": (lambda dtype: rms_norm(dtype, rows=3, cols=90), NORMALIZATION),
-    "logsumexp": (lambda dtype: _logsumexp(), REDUCTION),
+    "logsumexp": (lambda dtype: logsumexp(), REDUCTION),
     "column_normalize": (_column_normalize, NORMALIZATION),
 }
 
@@ -1116,7 +1117,7 @@ REREADS = {  # kept whole: each reads its row twice when looped, through at most
     "a_reduction_of_a_reduction": (_centered_sum_of_squares, REDUCTION),
 }
 READS_ONCE_OR_THREE_INPUTS = {  # looped: read once anyway, or three inputs along the row
-    "logsumexp": (_logsumexp, NORMALIZATION),
+    "logsumexp": (lambda cols: logsumexp(cols=cols), NORMALIZATION),
     "layer_norm_weight_and_bias": (lambda cols: layer_norm(F32, rows=6, cols=cols), NORMALIZATION),
 }
 

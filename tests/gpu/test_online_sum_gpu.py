@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import pytest
 import torch
-from codegen_harness import max_and_exp_sum
+from test_codegen_reduction import logsumexp, softmax
 
-from hfuse.builder import FusionBuilder
 from hfuse.codegen import mathlib
 from hfuse.dtypes import DataType
-from hfuse.ir import Op
 from hfuse.pipeline import compile_fusion
 from hfuse.runtime import clear_cache, execute
 
@@ -27,27 +25,11 @@ def _exp_summand(x):
 """
 
 
-def _logsumexp(rows: int, cols: int, dtype: DataType):
-    b = FusionBuilder()
-    (xf,) = b.add(Op.CAST, [b.define_tensor([rows, cols], dtype)], {"dtype": F32})
-    top, _, total = max_and_exp_sum(b, xf, 1)
-    b.add_output(b.add(Op.ADD, [b.add(Op.LOG, [total])[0], top])[0])
-    return b.build()
-
-
-def _softmax(rows: int, cols: int, dtype: DataType):
-    b = FusionBuilder()
-    (xf,) = b.add(Op.CAST, [b.define_tensor([rows, cols], dtype)], {"dtype": F32})
-    _, e, total = max_and_exp_sum(b, xf, 1)
-    b.add_output(b.add(Op.CAST, [b.add(Op.DIV, [e, total])[0]], {"dtype": dtype})[0])
-    return b.build()
-
-
 CASES = {
-    "logsumexp looped, bf16": (_logsumexp, 300, 50257, BF16),
-    "logsumexp split across programs": (_logsumexp, 3, 200003, F32),
-    "softmax looped": (_softmax, 300, 40000, F32),
-    "softmax split across programs": (_softmax, 32, 40000, F32),
+    "logsumexp looped, bf16": (logsumexp, BF16, 300, 50257),
+    "logsumexp split across programs": (logsumexp, F32, 3, 200003),
+    "softmax looped": (softmax, F32, 300, 40000),
+    "softmax split across programs": (softmax, F32, 32, 40000),
 }
 
 
@@ -63,8 +45,8 @@ def _wide_rows(rows: int, cols: int, dtype: DataType) -> torch.Tensor:
 
 @pytest.mark.parametrize("name", CASES)
 def test_the_online_sum_with_flushed_exps_equals_tl_exps_bitwise(name, monkeypatch):
-    make, rows, cols, dtype = CASES[name]
-    fusion = make(rows, cols, dtype)
+    make, dtype, rows, cols = CASES[name]
+    fusion = make(dtype, rows, cols)
     assert any("_exp_summand(" in kernel.source for kernel in compile_fusion(fusion).kernels)
     x = _wide_rows(rows, cols, dtype)
     (flushed,), _, _ = execute(fusion, [x.clone()], alias_outputs=False)
