@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -69,7 +70,7 @@ def compare_outputs(magnitudes: Callable[[], list[torch.Tensor] | None]) -> Comp
     by the size of the terms that make each element (`magnitudes()`, worked out at the first such output;
     None: the plain verdict stands): two correct roundings of a near cancellation differ by units of the
     terms, not of the result."""
-    found: list[list[torch.Tensor] | None] = []
+    known = functools.cache(magnitudes)
 
     def compare_output(
         actual: torch.Tensor, expected: torch.Tensor, dtype: DataType, size: int, index: int
@@ -77,9 +78,7 @@ def compare_outputs(magnitudes: Callable[[], list[torch.Tensor] | None]) -> Comp
         comparison = compare(actual, expected, dtype, size)
         if comparison.ok or not dtype.is_float:
             return comparison
-        if not found:
-            found.append(magnitudes())
-        terms = found[0]
+        terms = known()
         return comparison if terms is None else compare(actual, expected, dtype, size, terms[index])
 
     return compare_output
