@@ -3,6 +3,8 @@ cancellation rounded another way passes, a wrong result still fails."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
@@ -152,6 +154,36 @@ def test_validation_scales_the_tolerance_by_the_terms_only_where_it_must():
     (magnitude,) = output_magnitudes(fusion, inputs)
     rounded = expected + (magnitude * 2e-6).float()
     assert validate_outputs(compiled, inputs, [rounded], {}) > 0
+    with pytest.raises(ValidationError, match="its terms' magnitude"):
+        validate_outputs(compiled, inputs, [expected + (magnitude * 0.05).float()], {})
+
+
+TO_INTEGERS_AND_BACK = """
+x = fd.define_tensor(shape=[8], contiguity=[True])
+fd.add_output(fd.ops.sum(fd.ops.cast(fd.ops.cast(x, dtype=DataType.Int32), dtype=DataType.Float), dims=[0]))
+"""
+
+
+def test_nan_and_infinities_converted_to_integers_take_their_integers_magnitude():
+    fusion = _fusion(TO_INTEGERS_AND_BACK)
+    x = torch.tensor([math.nan, math.inf, -math.inf, 2147483520.0, -2147483520.0, 1.5, -2.5, 7.9])
+    (magnitude,) = output_magnitudes(fusion, [x])
+    integers = x.to(torch.int32).double().abs()  # as the reference converts them on this device
+    expected = (torch.where(x.isfinite(), x.double().abs(), 0) + integers).sum()
+    torch.testing.assert_close(magnitude, expected.reshape(magnitude.shape), rtol=1e-12, atol=0)
+
+
+def test_a_sum_of_integers_from_nan_and_infinities_passes_another_rounding_and_fails_a_wrong_result():
+    # on the GPU inf and -inf become the largest and the lowest int32: their floats cancel in the sum,
+    # which then rounds the small terms as its order of adding has them
+    fusion = _fusion(TO_INTEGERS_AND_BACK)
+    compiled = compile_fusion(fusion, strategy="hfuse", alias_outputs=True)
+    inputs = [torch.tensor([math.nan, 2147483520.0, 1.0, 1.0, 1.0, 1.0, -2147483520.0, math.inf])]
+    (expected,) = evaluate(fusion, inputs)
+    (magnitude,) = output_magnitudes(fusion, inputs)
+    assert magnitude.isfinite().all()
+    another_order = expected + 1024.0  # 4 units in the last place of the terms near 2**31
+    assert validate_outputs(compiled, inputs, [another_order], {}) > 0
     with pytest.raises(ValidationError, match="its terms' magnitude"):
         validate_outputs(compiled, inputs, [expected + (magnitude * 0.05).float()], {})
 
