@@ -1,23 +1,23 @@
-"""How large the terms are that make each element of a fusion's outputs: the scale its rounding error grows
-with.
+"""How large the terms are that make each element of a fusion's outputs: the scale its rounding error
+grows with.
 
-Two correct computations of `a * b - c * d` that round in another order differ by a few units in the last
-place of the products, not of the result: where the products nearly cancel, the result is tiny and the
-difference, measured against the result, is huge. So an output's tolerance may scale with the size of its
-terms, which this evaluates beside the reference: an input's magnitude is its absolute value; a sum or
+Two correct computations of `a * b - c * d` that round in another order differ by a few units in the
+last place of the products, not of the result: where the products nearly cancel, the result is tiny and
+the difference, measured against the result, is huge. So an output's tolerance may scale with the size of
+its terms, which this evaluates beside the reference: an input's magnitude is its absolute value; a sum or
 difference adds its operands' magnitudes, a product multiplies them, a quotient divides by the divisor's
 absolute value; sums, matrix products, casts and data movement carry magnitudes through as they carry
 values, selections (`where`, `maximum`, `clamp`, max and min reductions) carry the larger of the
 magnitudes they choose from. A conversion to an integer or bool adds its result's absolute value to its
 operand's magnitude, and drops a NaN or infinite one: NaN and the infinities become integers there, which
-later sums may cancel (inf and -inf as the largest and the lowest int32). A function of one value carries
-its operand's rounding as far as its slope does (first order): `exp(y)` is off by |exp(y)| times y's
-error, so its magnitude is |exp(y)| (1 + m(y)); `log(y)` adds m(y) / |y|; `sqrt`, `rsqrt` and
-`reciprocal` scale m(y) by their slopes; functions of slope at most about 1 (`sin`, `tanh`, `erf`,
-`sigmoid`, ...) add m(y). Any other op restarts from the absolute value of its result. An output computed
-through a rounding to a coarser float (a Float result of Half math) has its magnitude scaled up to that
-float's tolerance. A wrong kernel still fails: an error that is not a rounding of the terms is far larger
-than a few of their units.
+later sums may cancel (inf and -inf as the largest and the lowest int32). A function of one value
+carries its operand's rounding as far as its slope
+does (first order): `exp(y)` is off by |exp(y)| times y's error, so its magnitude is |exp(y)| (1 + m(y));
+`log(y)` adds m(y) / |y|; `sqrt`, `rsqrt` and `reciprocal` scale m(y) by their slopes; functions of slope
+at most about 1 (`sin`, `tanh`, `erf`, `sigmoid`, ...) add m(y). Any other op restarts from the absolute
+value of its result. An output computed through a rounding to a coarser float (a Float result of Half
+math) has its magnitude scaled up to that float's tolerance. A wrong kernel still fails: an error that
+is not a rounding of the terms is far larger than a few of their units.
 """
 
 from __future__ import annotations
