@@ -428,45 +428,30 @@ def _rand_normal64(seed, offset, position):
 }
 
 
-def _single_precision_unary(name: str, ptx: str, triton: str) -> str:
-    """floor, ceil, sqrt and rsqrt of float32: Triton's own forms flush subnormal inputs to zero on a GPU
-    (floor(-1e-40) is -0.0 there, sqrt(-1e-40) -0.0); the PTX instruction without .ftz keeps them, as
-    torch's CUDA kernels do (and sqrt.rn rounds to nearest, as torch's sqrt does)."""
+def _ptx_or_triton(
+    name: str,
+    interpreted: str,
+    ptx: str,
+    constraints: str = "=f,f",
+    operand: str = "x",
+    dtype: str = "tl.float32",
+) -> str:
+    """`name(x)`: on a GPU the PTX instruction `ptx` applied to `operand`, an opaque step the compiler
+    cannot rewrite; in the interpreter, which runs no PTX, the Triton expression `interpreted`."""
     return f"""
 
 if os.environ.get("TRITON_INTERPRET") == "1":
 
     @triton.jit
     def {name}(x):
-        return {triton}(x)
+        return {interpreted}
 
 else:
 
     @triton.jit
     def {name}(x):
         return tl.inline_asm_elementwise(
-            "{ptx} $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1
-        )
-"""
-
-
-def _float_to_int(name: str, ptx: str, constraints: str, target: str) -> str:
-    """A float converted to an integer type by the PTX instruction Triton's conversion lowers to, as an
-    opaque step (emit.FLOAT_TO_INT says why); Triton's own conversion in the interpreter."""
-    return f"""
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-
-    @triton.jit
-    def {name}(x):
-        return x.to({target})
-
-else:
-
-    @triton.jit
-    def {name}(x):
-        return tl.inline_asm_elementwise(
-            "{ptx} $0, $1;", "{constraints}", [x], dtype={target}, is_pure=True, pack=1
+            "{ptx} $0, $1;", "{constraints}", [{operand}], dtype={dtype}, is_pure=True, pack=1
         )
 """
 
@@ -532,8 +517,11 @@ else:
     def _to_bfloat16(x):
         return x.to(tl.bfloat16)
 """,
+    # floor, ceil, sqrt and rsqrt of float32: Triton's own forms flush subnormal inputs to zero on a GPU
+    # (floor(-1e-40) is -0.0 there, sqrt(-1e-40) -0.0); the PTX instruction without .ftz keeps them, as
+    # torch's CUDA kernels do (and sqrt.rn rounds to nearest, as torch's sqrt does).
     **{
-        name: _single_precision_unary(name, ptx, triton)
+        name: _ptx_or_triton(name, f"{triton}(x)", ptx)
         for name, ptx, triton in (
             ("_floor_f32", "cvt.rmi.f32.f32", "tl.floor"),
             ("_ceil_f32", "cvt.rpi.f32.f32", "tl.ceil"),
@@ -541,8 +529,10 @@ else:
             ("_rsqrt_f32", "rsqrt.approx.f32", "tl.rsqrt"),
         )
     },
+    # A float converted to an integer type by the PTX instruction Triton's conversion lowers to, as an
+    # opaque step (emit.FLOAT_TO_INT says why).
     **{
-        name: _float_to_int(name, ptx, constraints, target)
+        name: _ptx_or_triton(name, f"x.to({target})", ptx, constraints, dtype=target)
         for name, ptx, constraints, target in (
             ("_f32_to_i64", "cvt.rzi.s64.f32", "=l,f", "tl.int64"),
             ("_f32_to_i32", "cvt.rzi.s32.f32", "=r,f", "tl.int32"),
@@ -559,28 +549,11 @@ else:
     # 2**-126 to zero, two instructions an element where tl.exp's ex2 takes five. Each block's terms are
     # added to a running sum that then holds exp(0) = 1 (of the running max), where a term below 2**-126
     # is lost in rounding anyway, so the sum is the same to the bit. Measured on an H200: logsumexp over
-    # [4093, 50257] bf16 132.7 -> 124.3 us, cross-entropy over [4096, 128256] bf16 299.9 -> 261.6.
-    "_exp_summand": """
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-
-    @triton.jit
-    def _exp_summand(x):
-        return tl.exp(x)
-
-else:
-
-    @triton.jit
-    def _exp_summand(x):
-        return tl.inline_asm_elementwise(
-            "ex2.approx.ftz.f32 $0, $1;",
-            "=f,f",
-            [x * 1.4426950408889634],  # log2(e), rounded to float32 as tl.exp rounds it
-            dtype=tl.float32,
-            is_pure=True,
-            pack=1,
-        )
-""",
+    # [4093, 50257] bf16 132.7 -> 124.3 us, cross-entropy over [4096, 128256] bf16 299.9 -> 261.6. The
+    # factor is log2(e) rounded to float32, as tl.exp rounds it.
+    "_exp_summand": _ptx_or_triton(
+        "_exp_summand", "tl.exp(x)", "ex2.approx.ftz.f32", operand="x * 1.4426950408889634"
+    ),
     # tl.max and tl.min skip NaN; in torch a NaN in a row makes its max and min NaN.
     "_max_rows": _nan_rows("_max_rows", "tl.max", "_maximum", "tl.maximum"),
     "_min_rows": _nan_rows("_min_rows", "tl.min", "_minimum", "tl.minimum"),
